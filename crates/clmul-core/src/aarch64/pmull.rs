@@ -1,0 +1,115 @@
+//! ARMv8 PMULL backend (`vmull_p64`, part of the Crypto Extension's `aes` feature).
+//!
+//! The same algorithm as the x86 PCLMULQDQ backend ([`crate::x86`] on x86 targets): Karatsuba
+//! products against precomputed powers of H, summed over a stride of [`STRIDE`] blocks, one
+//! Montgomery reduction by two multiplies with `0xc200000000000000` per stride.
+
+use core::arch::aarch64::*;
+
+use crate::state::Key;
+
+/// Blocks per stride.
+pub(crate) const STRIDE: usize = 8;
+
+#[derive(Clone, Copy)]
+struct Acc {
+    lo: uint64x2_t,
+    mid: uint64x2_t,
+    hi: uint64x2_t,
+}
+
+crate::target_tier! {
+    detect cpuid = ["aes", "neon"];
+
+    #[inline]
+    fn clmul_lo(a: uint64x2_t, b: uint64x2_t) -> uint64x2_t {
+        vreinterpretq_u64_p128(vmull_p64(vgetq_lane_u64::<0>(a), vgetq_lane_u64::<0>(b)))
+    }
+
+    #[inline]
+    fn clmul_hi(a: uint64x2_t, b: uint64x2_t) -> uint64x2_t {
+        vreinterpretq_u64_p128(vmull_high_p64(vreinterpretq_p64_u64(a), vreinterpretq_p64_u64(b)))
+    }
+
+    #[inline]
+    fn swap(a: uint64x2_t) -> uint64x2_t {
+        vextq_u64::<1>(a, a)
+    }
+
+    #[inline]
+    fn load<const GHASH: bool>(block: &[u8; 16]) -> uint64x2_t {
+        // SAFETY: `block` is 16 readable bytes; `vld1q_u8` has no alignment requirement.
+        let v = unsafe { vld1q_u8(block.as_ptr()) };
+        let v = if GHASH { vextq_u8::<8>(vrev64q_u8(v), vrev64q_u8(v)) } else { v };
+        vreinterpretq_u64_u8(v)
+    }
+
+    #[inline]
+    fn load_u128(v: &u128) -> uint64x2_t {
+        vreinterpretq_u64_p128(*v)
+    }
+
+    #[inline]
+    fn to_u128(v: uint64x2_t) -> u128 {
+        vreinterpretq_p128_u64(v)
+    }
+
+    #[inline]
+    fn mul_acc(acc: &mut Acc, x: uint64x2_t, h: uint64x2_t, hx: uint64x2_t) {
+        let xx = veorq_u64(x, swap(x));
+        acc.lo = veorq_u64(acc.lo, clmul_lo(x, h));
+        acc.hi = veorq_u64(acc.hi, clmul_hi(x, h));
+        acc.mid = veorq_u64(acc.mid, clmul_lo(xx, hx));
+    }
+
+    #[inline]
+    fn reduce(acc: Acc) -> uint64x2_t {
+        let zero = vdupq_n_u64(0);
+        let mid = veorq_u64(acc.mid, veorq_u64(acc.lo, acc.hi));
+        let lo = veorq_u64(acc.lo, vextq_u64::<1>(zero, mid));
+        let hi = veorq_u64(acc.hi, vextq_u64::<1>(mid, zero));
+        let k = vdupq_n_u64(0xc200_0000_0000_0000);
+        let lo = veorq_u64(swap(lo), clmul_lo(lo, k));
+        let lo = veorq_u64(swap(lo), clmul_lo(lo, k));
+        veorq_u64(hi, lo)
+    }
+
+    #[inline]
+    fn run<const GHASH: bool>(y: uint64x2_t, blocks: &[[u8; 16]], pow: &[u128], powx: &[u128]) -> uint64x2_t {
+        let zero = vdupq_n_u64(0);
+        let mut acc = Acc { lo: zero, mid: zero, hi: zero };
+        let mut first = y;
+        for ((b, h), hx) in blocks.iter().zip(pow).zip(powx) {
+            let x = veorq_u64(load::<GHASH>(b), first);
+            first = zero;
+            mul_acc(&mut acc, x, load_u128(h), load_u128(hx));
+        }
+        reduce(acc)
+    }
+
+    /// Absorbs `blocks` into `acc`.
+    pub(crate) fn update<const GHASH: bool>(key: &Key, acc: &mut u128, blocks: &[[u8; 16]]) {
+        let mut y = load_u128(acc);
+        let (chunks, tail) = blocks.as_chunks::<STRIDE>();
+        let (pow, powx) = key.tail(STRIDE);
+        for c in chunks {
+            y = run::<GHASH>(y, c, pow, powx);
+        }
+        if !tail.is_empty() {
+            let (pow, powx) = key.tail(tail.len());
+            y = run::<GHASH>(y, tail, pow, powx);
+        }
+        *acc = to_u128(y);
+    }
+
+    /// Computes H^(have+1)..H^want.
+    pub(crate) fn fill_powers(key: &mut Key, have: usize, want: usize) {
+        key.fill(have, want, |a, b| {
+            let (a, b) = (load_u128(&a), load_u128(&b));
+            let zero = vdupq_n_u64(0);
+            let mut acc = Acc { lo: zero, mid: zero, hi: zero };
+            mul_acc(&mut acc, a, b, veorq_u64(b, swap(b)));
+            to_u128(reduce(acc))
+        });
+    }
+}

@@ -1,0 +1,117 @@
+//! Which implementation runs, and run-time detection.
+
+/// A carry-less multiplication backend.
+///
+/// A `Backend` value is only a name: a keyed state built with [`crate::Polyval::with_backend`]
+/// checks [`Backend::is_available`] before storing it, and the hot path relies on that check.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Backend {
+    /// Portable constant-time code ([`crate::soft`]).
+    Portable,
+    /// 128-bit PCLMULQDQ.
+    #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+    Pclmul,
+    /// 256-bit VPCLMULQDQ with AVX2.
+    #[cfg(target_arch = "x86_64")]
+    Avx2,
+    /// 512-bit VPCLMULQDQ with AVX-512.
+    #[cfg(target_arch = "x86_64")]
+    Avx512,
+    /// ARMv8 PMULL (`vmull_p64`).
+    #[cfg(target_arch = "aarch64")]
+    Pmull,
+}
+
+impl Backend {
+    /// Every backend compiled for this target, slowest first.
+    pub const ALL: &'static [Backend] = &[
+        Backend::Portable,
+        #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+        Backend::Pclmul,
+        #[cfg(target_arch = "x86_64")]
+        Backend::Avx2,
+        #[cfg(target_arch = "x86_64")]
+        Backend::Avx512,
+        #[cfg(target_arch = "aarch64")]
+        Backend::Pmull,
+    ];
+
+    /// Whether this CPU can run the backend (the result of detection is cached).
+    #[inline]
+    pub fn is_available(self) -> bool {
+        match self {
+            Backend::Portable => true,
+            #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+            Backend::Pclmul => crate::x86::pclmul::available(),
+            #[cfg(target_arch = "x86_64")]
+            Backend::Avx2 => crate::x86::avx2::available(),
+            #[cfg(target_arch = "x86_64")]
+            Backend::Avx512 => crate::x86::avx512::available(),
+            #[cfg(target_arch = "aarch64")]
+            Backend::Pmull => crate::aarch64::pmull::available(),
+        }
+    }
+
+    /// The backends this CPU can run, slowest first.
+    pub fn available() -> impl Iterator<Item = Backend> {
+        Self::ALL.iter().copied().filter(|b| b.is_available())
+    }
+
+    /// The fastest backend this CPU can run.
+    #[inline]
+    pub fn detect() -> Backend {
+        Self::available().last().unwrap_or(Backend::Portable)
+    }
+
+    /// The target features the backend checks at run time and enables in its kernels.
+    pub fn features(self) -> &'static [&'static str] {
+        match self {
+            Backend::Portable => &[],
+            #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+            Backend::Pclmul => crate::x86::pclmul::FEATURES,
+            #[cfg(target_arch = "x86_64")]
+            Backend::Avx2 => crate::x86::avx2::FEATURES,
+            #[cfg(target_arch = "x86_64")]
+            Backend::Avx512 => crate::x86::avx512::FEATURES,
+            #[cfg(target_arch = "aarch64")]
+            Backend::Pmull => crate::aarch64::pmull::FEATURES,
+        }
+    }
+
+    /// A short lowercase name (`portable`, `pclmul`, `avx2`, `avx512`, `pmull`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Backend::Portable => "portable",
+            #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+            Backend::Pclmul => "pclmul",
+            #[cfg(target_arch = "x86_64")]
+            Backend::Avx2 => "avx2",
+            #[cfg(target_arch = "x86_64")]
+            Backend::Avx512 => "avx512",
+            #[cfg(target_arch = "aarch64")]
+            Backend::Pmull => "pmull",
+        }
+    }
+
+    /// How many powers of H (H^1, H^2, ...) the backend's wide loop uses.
+    pub(crate) fn powers(self) -> usize {
+        match self {
+            Backend::Portable => crate::portable::STRIDE,
+            #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+            Backend::Pclmul => crate::x86::pclmul::STRIDE,
+            #[cfg(target_arch = "x86_64")]
+            Backend::Avx2 => crate::x86::avx2::STRIDE,
+            #[cfg(target_arch = "x86_64")]
+            Backend::Avx512 => crate::x86::avx512::STRIDE,
+            #[cfg(target_arch = "aarch64")]
+            Backend::Pmull => crate::aarch64::pmull::STRIDE,
+        }
+    }
+}
+
+impl core::fmt::Display for Backend {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(self.name())
+    }
+}

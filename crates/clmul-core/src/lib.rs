@@ -1,0 +1,91 @@
+//! Carry-less multiplication and GF(2^128) arithmetic for POLYVAL and GHASH.
+//!
+//! This crate is the engine under our `polyval`, `ghash` and `aes-gcm` crates. It provides:
+//!
+//! - [`soft`]: portable, constant-time 64x64->128 carry-less multiply (the bit-masked "holes"
+//!   method, with a 32-bit-word variant and a bit-reverse variant), POLYVAL's Montgomery
+//!   reduction, and a bit-at-a-time oracle for tests.
+//! - SIMD backends: x86/x86_64 PCLMULQDQ, x86_64 VPCLMULQDQ on 256 bits (AVX2) and 512 bits
+//!   (AVX-512), and aarch64 PMULL.
+//! - [`Backend`]: which implementation runs. It is detected once, when a key is set up, stored
+//!   in the keyed state, and matched on in the hot path; every backend the CPU supports can also
+//!   be chosen explicitly ([`Backend::available`]) so tests, benches and fuzzers run them all.
+//! - [`Polyval`] and [`Ghash`]: keyed hash states that process whole slices in the backend's own
+//!   wide loop, with precomputed powers of H and one reduction per stride (aggregated
+//!   reduction).
+//!
+//! # Backends and selection
+//!
+//! | backend | target | features checked at run time (and enabled in the kernel) | stride |
+//! |---|---|---|---|
+//! | `Portable` | all | none | 4 blocks |
+//! | `Pclmul` | x86, x86_64 | `pclmulqdq`, `sse2`, `ssse3` | 8 blocks |
+//! | `Avx2` | x86_64 | `vpclmulqdq`, `pclmulqdq`, `avx`, `avx2` | 16 blocks (8 ymm) |
+//! | `Avx512` | x86_64 | `vpclmulqdq`, `pclmulqdq`, `avx`, `avx2`, `avx512f`, `avx512bw`, `avx512vl` | 32 blocks (8 zmm) |
+//! | `Pmull` | aarch64 | `aes` (PMULL), `neon` | 8 blocks |
+//!
+//! [`Backend::detect`] picks the first available from the bottom of that table up. Each
+//! kernel's `#[target_feature]` list and its detection are generated from one list by the
+//! `target_tier!` macro, so they cannot drift apart. The consumers (`polyval`, `ghash`)
+//! honour `--cfg polyval_backend="soft"` to force the portable backend for a whole build.
+//!
+//! # Constant time
+//!
+//! No backend branches on or indexes memory by key or data: the portable multiply is integer
+//! multiplies and masks, the SIMD ones use carry-less multiply instructions, which are constant
+//! time on the CPUs that have them. Branches depend only on lengths.
+#![no_std]
+#![cfg_attr(docsrs, feature(doc_cfg))]
+#![warn(missing_docs)]
+
+pub mod soft;
+
+mod backend;
+mod portable;
+mod state;
+
+#[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+mod x86;
+
+#[cfg(target_arch = "aarch64")]
+mod aarch64;
+
+pub use backend::Backend;
+pub use state::{Ghash, Hasher, POWERS, Polyval};
+
+#[doc(hidden)]
+#[cfg(any(target_arch = "x86", target_arch = "x86_64", target_arch = "aarch64"))]
+pub use cpufeatures as __cpufeatures;
+
+/// Declares a CPU tier: a `cpufeatures` detection module and `unsafe fn`s compiled with exactly
+/// the same target features, from one list.
+///
+/// ```text
+/// clmul_core::target_tier! {
+///     detect cpuid = ["pclmulqdq", "sse2"];
+///     /// # Safety
+///     /// The CPU has the tier's features.
+///     pub unsafe fn kernel(x: u64) -> u64 { x }
+/// }
+/// ```
+#[doc(hidden)]
+#[macro_export]
+macro_rules! target_tier {
+    (@fn [$($f:tt),+] $item:item) => {
+        $( #[target_feature(enable = $f)] )+
+        $item
+    };
+    (@detect $detect:ident [$($f:tt),+]) => {
+        $crate::__cpufeatures::new!($detect, $($f),+);
+        /// Whether this CPU has every feature of the tier (detected once, then cached).
+        #[allow(unused_imports)]
+        pub use $detect::get as available;
+        /// The target features this tier checks at run time and enables in its kernels.
+        #[allow(dead_code)]
+        pub const FEATURES: &[&str] = &[$($f),+];
+    };
+    (detect $detect:ident = $feats:tt; $($item:item)*) => {
+        $crate::target_tier!(@detect $detect $feats);
+        $( $crate::target_tier!(@fn $feats $item); )*
+    };
+}
