@@ -22,7 +22,7 @@
 //! | `Pclmul` | x86, x86_64 | `pclmulqdq`, `sse2`, `ssse3` | 8 blocks |
 //! | `Avx2` | x86_64 | `vpclmulqdq`, `pclmulqdq`, `avx`, `avx2` | 16 blocks (8 ymm) |
 //! | `Avx512` | x86_64 | `vpclmulqdq`, `pclmulqdq`, `avx`, `avx2`, `avx512f`, `avx512bw`, `avx512vl` | 32 blocks (8 zmm) |
-//! | `Pmull` | aarch64 | `aes` (PMULL), `neon` | 8 blocks |
+//! | `Pmull` | aarch64 | `aes` (PMULL; implies `neon`) | 8 blocks |
 //!
 //! [`Backend::detect`] picks the first available from the bottom of that table up. Each
 //! kernel's `#[target_feature]` list and its detection are generated from one list by the

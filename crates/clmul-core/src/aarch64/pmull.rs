@@ -19,7 +19,7 @@ struct Acc {
 }
 
 crate::target_tier! {
-    detect cpuid = ["aes", "neon"];
+    detect cpuid = ["aes"];
 
     #[inline]
     fn clmul_lo(a: uint64x2_t, b: uint64x2_t) -> uint64x2_t {
