@@ -2,13 +2,13 @@
 //!
 //! The algorithm of the 512-bit backend ([`super::avx512`]) on two blocks per `ymm` register:
 //! [`STRIDE`] = 16 blocks (eight registers) per reduction, Karatsuba products summed lane by
-//! lane, a lane-parallel reduction, and the two lanes XORed. A final odd block is read with an
-//! AVX2 masked load (`vpmaskmovq`, which does not fault on masked-off elements).
+//! lane, a lane-parallel reduction, and the two lanes XORed. An odd block count puts the first
+//! block alone in the top lane of the first register.
 
 use core::arch::x86_64::*;
 
 use super::pclmul;
-use crate::state::Key;
+use crate::state::{Key, POWERS};
 
 /// Blocks per stride.
 pub(crate) const STRIDE: usize = 16;
@@ -16,24 +16,26 @@ pub(crate) const STRIDE: usize = 16;
 crate::target_tier! {
     detect cpuid = ["pclmulqdq", "sse2", "ssse3", "avx", "avx2", "vpclmulqdq"];
 
-    /// Loads `n` (1 or 2) 16-byte lanes from `p`, which must point to `16 * n` readable bytes.
+    /// Loads 2 blocks from `p`, which must point to 32 readable bytes.
     #[inline]
-    fn load_lanes(p: *const u8, n: usize) -> __m256i {
-        if n == 2 {
-            // SAFETY: the caller's `p` has 32 readable bytes; `loadu` needs no alignment.
-            unsafe { _mm256_loadu_si256(p.cast()) }
-        } else {
-            let mask = _mm256_set_epi64x(0, 0, -1, -1);
-            // SAFETY: the mask selects the first two qwords, 16 readable bytes; masked-off
-            // elements are not accessed and cannot fault.
-            unsafe { _mm256_maskload_epi64(p.cast(), mask) }
-        }
+    fn load2<const GHASH: bool>(p: *const [u8; 16]) -> __m256i {
+        // SAFETY: the caller's `p` has 32 readable bytes; `loadu` needs no alignment.
+        let v = unsafe { _mm256_loadu_si256(p.cast()) };
+        if GHASH { _mm256_shuffle_epi8(v, _mm256_broadcastsi128_si256(pclmul::bswap_mask())) } else { v }
     }
 
+    /// Loads one block into the *top* lane of a register, zeroing the bottom one.
     #[inline]
-    fn load_blocks<const GHASH: bool>(blocks: &[[u8; 16]]) -> __m256i {
-        let v = load_lanes(blocks.as_ptr().cast(), blocks.len());
-        if GHASH { _mm256_shuffle_epi8(v, _mm256_broadcastsi128_si256(pclmul::bswap_mask())) } else { v }
+    fn load_top<const GHASH: bool>(block: &[u8; 16]) -> __m256i {
+        let v = _mm256_inserti128_si256::<1>(_mm256_setzero_si256(), pclmul::load::<GHASH>(block));
+        v
+    }
+
+    /// Loads two powers (or their Karatsuba middles).
+    #[inline]
+    fn load_pow(p: &[u128; 2]) -> __m256i {
+        // SAFETY: `p` is 32 readable bytes; `loadu` needs no alignment.
+        unsafe { _mm256_loadu_si256(p.as_ptr().cast()) }
     }
 
     #[inline]
@@ -54,23 +56,36 @@ crate::target_tier! {
     }
 
     #[inline]
-    fn run<const GHASH: bool>(y: __m256i, blocks: &[[u8; 16]], pow: &[u128], powx: &[u128]) -> __m128i {
-        let (mut lo, mut mid, mut hi) = (_mm256_setzero_si256(), _mm256_setzero_si256(), _mm256_setzero_si256());
-        let mut first = y;
-        let mut i = 0;
-        while i < blocks.len() {
-            let n = (blocks.len() - i).min(2);
-            let x = _mm256_xor_si256(load_blocks::<GHASH>(&blocks[i..i + n]), first);
-            first = _mm256_setzero_si256();
-            let h = load_lanes(pow[i..i + n].as_ptr().cast(), n);
-            let hx = load_lanes(powx[i..i + n].as_ptr().cast(), n);
-            let xx = _mm256_xor_si256(x, swap_halves(x));
-            lo = _mm256_xor_si256(lo, _mm256_clmulepi64_epi128::<0x00>(x, h));
-            hi = _mm256_xor_si256(hi, _mm256_clmulepi64_epi128::<0x11>(x, h));
-            mid = _mm256_xor_si256(mid, _mm256_clmulepi64_epi128::<0x00>(xx, hx));
-            i += n;
+    fn mul_acc(acc: &mut [__m256i; 3], x: __m256i, h: __m256i, hx: __m256i) {
+        let xx = _mm256_xor_si256(x, swap_halves(x));
+        acc[0] = _mm256_xor_si256(acc[0], _mm256_clmulepi64_epi128::<0x00>(x, h));
+        acc[1] = _mm256_xor_si256(acc[1], _mm256_clmulepi64_epi128::<0x00>(xx, hx));
+        acc[2] = _mm256_xor_si256(acc[2], _mm256_clmulepi64_epi128::<0x11>(x, h));
+    }
+
+    /// Hashes `blocks` (1 to 16), `y` added to the first block, against H^n..H^1. As in the
+    /// 512-bit backend, pairs are aligned to the end: an odd first block sits in the top lane,
+    /// so every power load is a whole pair of the key table.
+    #[inline]
+    fn run<const GHASH: bool>(y: __m128i, blocks: &[[u8; 16]], key: &Key) -> __m128i {
+        let n = blocks.len();
+        let odd = n % 2;
+        let (pow, _) = key.pow.as_chunks::<2>();
+        let (powx, _) = key.powx.as_chunks::<2>();
+        let first = POWERS / 2 - n.div_ceil(2);
+        let mut acc = [_mm256_setzero_si256(); 3];
+        let (x0, y, rest) = if odd == 1 {
+            (load_top::<GHASH>(&blocks[0]), _mm256_inserti128_si256::<1>(_mm256_setzero_si256(), y), &blocks[1..])
+        } else {
+            (load2::<GHASH>(blocks.as_ptr()), _mm256_zextsi128_si256(y), &blocks[2..])
+        };
+        mul_acc(&mut acc, _mm256_xor_si256(x0, y), load_pow(&pow[first]), load_pow(&powx[first]));
+        let (rest, _) = rest.as_chunks::<2>();
+        for (g, b) in rest.iter().enumerate() {
+            let j = first + 1 + g;
+            mul_acc(&mut acc, load2::<GHASH>(b.as_ptr()), load_pow(&pow[j]), load_pow(&powx[j]));
         }
-        let r = reduce256(lo, mid, hi);
+        let r = reduce256(acc[0], acc[1], acc[2]);
         _mm_xor_si128(_mm256_castsi256_si128(r), _mm256_extracti128_si256::<1>(r))
     }
 
@@ -78,13 +93,11 @@ crate::target_tier! {
     pub(crate) fn update<const GHASH: bool>(key: &Key, acc: &mut u128, blocks: &[[u8; 16]]) {
         let mut y = pclmul::load_u128(acc);
         let (chunks, tail) = blocks.as_chunks::<STRIDE>();
-        let (pow, powx) = key.tail(STRIDE);
         for c in chunks {
-            y = run::<GHASH>(_mm256_zextsi128_si256(y), c, pow, powx);
+            y = run::<GHASH>(y, c, key);
         }
         if !tail.is_empty() {
-            let (pow, powx) = key.tail(tail.len());
-            y = run::<GHASH>(_mm256_zextsi128_si256(y), tail, pow, powx);
+            y = run::<GHASH>(y, tail, key);
         }
         pclmul::store_u128(acc, y);
     }

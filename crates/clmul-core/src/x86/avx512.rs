@@ -26,7 +26,7 @@
 use core::arch::x86_64::*;
 
 use super::pclmul;
-use crate::state::Key;
+use crate::state::{Key, POWERS};
 
 /// Blocks per stride.
 pub(crate) const STRIDE: usize = 32;
@@ -42,26 +42,35 @@ crate::target_tier! {
         _mm512_broadcast_i32x4(pclmul::bswap_mask())
     }
 
-    /// Loads `blocks.len()` (1 to 4) blocks into one register, zero-filling the unused lanes.
+    /// Loads 4 blocks from `p`, which must point to 64 readable bytes.
     #[inline]
-    fn load_blocks<const GHASH: bool>(blocks: &[[u8; 16]]) -> __m512i {
-        debug_assert!((1..=4).contains(&blocks.len()));
-        let v = load_lanes(blocks.as_ptr().cast(), blocks.len());
+    fn load4<const GHASH: bool>(p: *const [u8; 16]) -> __m512i {
+        // SAFETY: the caller's `p` has 64 readable bytes; `loadu` needs no alignment.
+        let v = unsafe { _mm512_loadu_si512(p.cast()) };
         if GHASH { _mm512_shuffle_epi8(v, bswap_mask512()) } else { v }
     }
 
-    /// Loads `n` (1 to 4) 16-byte lanes from `p`, which must point to `16 * n` readable bytes.
+    /// Loads `blocks` (1 to 3 of them) into the *top* lanes of a register, zeroing the others.
     #[inline]
-    fn load_lanes(p: *const u8, n: usize) -> __m512i {
-        if n == 4 {
-            // SAFETY: the caller's `p` has 64 readable bytes; `loadu` needs no alignment.
-            unsafe { _mm512_loadu_si512(p.cast()) }
-        } else {
-            let mask: __mmask8 = ((1u32 << (2 * n)) - 1) as u8;
-            // SAFETY: the mask selects the first `2 * n` qwords, i.e. `16 * n` readable bytes;
-            // masked-off elements are not accessed and cannot fault.
-            unsafe { _mm512_maskz_loadu_epi64(mask, p.cast()) }
-        }
+    fn load_partial<const GHASH: bool>(blocks: &[[u8; 16]]) -> __m512i {
+        let m = blocks.len();
+        debug_assert!((1..4).contains(&m));
+        // Lanes 4-m..3 come from `blocks`; the qword mask selects exactly those.
+        let mask: __mmask8 = !((1u8 << (8 - 2 * m)) - 1);
+        let base = blocks.as_ptr().wrapping_sub(4 - m);
+        // SAFETY: the selected elements are exactly the `16 * m` bytes of `blocks`; masked-off
+        // elements (which `base` may point before the slice for) are not accessed and cannot
+        // fault.
+        let v = unsafe { _mm512_maskz_loadu_epi64(mask, base.cast()) };
+        if GHASH { _mm512_shuffle_epi8(v, bswap_mask512()) } else { v }
+    }
+
+    /// Loads four powers (or their Karatsuba middles) starting at `p[0]`.
+    #[inline]
+    fn load_pow(p: &[u128; 4]) -> __m512i {
+        // SAFETY: `p` is 64 readable bytes; `loadu` needs no alignment (it is 64-byte aligned
+        // here: groups start at multiples of four in the 64-byte-aligned key table).
+        unsafe { _mm512_loadu_si512(p.as_ptr().cast()) }
     }
 
     #[inline]
@@ -94,39 +103,56 @@ crate::target_tier! {
         _mm_xor_si128(_mm256_castsi256_si128(a), _mm256_extracti128_si256::<1>(a))
     }
 
-    /// Hashes `blocks` (1 to 32) against `pow`/`powx` of the same length, `y` (in lane 0)
-    /// added to the first block; returns the reduced result.
+    /// `acc += x * h` (unreduced, lane by lane).
     #[inline]
-    fn run<const GHASH: bool>(y: __m512i, blocks: &[[u8; 16]], pow: &[u128], powx: &[u128]) -> __m128i {
-        let (mut lo, mut mid, mut hi) = (_mm512_setzero_si512(), _mm512_setzero_si512(), _mm512_setzero_si512());
-        let mut first = y;
-        let mut i = 0;
-        while i < blocks.len() {
-            let n = (blocks.len() - i).min(4);
-            let x = _mm512_xor_si512(load_blocks::<GHASH>(&blocks[i..i + n]), first);
-            first = _mm512_setzero_si512();
-            let h = load_lanes(pow[i..i + n].as_ptr().cast(), n);
-            let hx = load_lanes(powx[i..i + n].as_ptr().cast(), n);
-            let xx = _mm512_xor_si512(x, swap_halves(x));
-            lo = _mm512_xor_si512(lo, _mm512_clmulepi64_epi128::<0x00>(x, h));
-            hi = _mm512_xor_si512(hi, _mm512_clmulepi64_epi128::<0x11>(x, h));
-            mid = _mm512_xor_si512(mid, _mm512_clmulepi64_epi128::<0x00>(xx, hx));
-            i += n;
+    fn mul_acc(acc: &mut [__m512i; 3], x: __m512i, h: __m512i, hx: __m512i) {
+        let xx = _mm512_xor_si512(x, swap_halves(x));
+        acc[0] = _mm512_xor_si512(acc[0], _mm512_clmulepi64_epi128::<0x00>(x, h));
+        acc[1] = _mm512_xor_si512(acc[1], _mm512_clmulepi64_epi128::<0x00>(xx, hx));
+        acc[2] = _mm512_xor_si512(acc[2], _mm512_clmulepi64_epi128::<0x11>(x, h));
+    }
+
+    /// Hashes `blocks` (1 to 32), `y` added to the first block, against H^n..H^1; returns the
+    /// reduced result.
+    ///
+    /// Groups of four are aligned to the *end*: a partial group of `m = n % 4` blocks comes
+    /// first, in the top `m` lanes, so that every power load is a whole, 64-byte-aligned
+    /// group of the key table (`pow[POWERS - 4 * groups..]`) and only the data needs a mask.
+    #[inline]
+    fn run<const GHASH: bool>(y: __m128i, blocks: &[[u8; 16]], key: &Key) -> __m128i {
+        let n = blocks.len();
+        let m = n % 4;
+        let groups = n.div_ceil(4);
+        let (pow, _) = key.pow.as_chunks::<4>();
+        let (powx, _) = key.powx.as_chunks::<4>();
+        let first = POWERS / 4 - groups;
+        // `y` goes into the lane of block 0: the first lane of the partial group, if any.
+        let lane = (4 - m) % 4;
+        let y = _mm512_maskz_broadcast_i32x4(0xf << (4 * lane), y);
+        let mut acc = [_mm512_setzero_si512(); 3];
+        let (x0, rest) = if m == 0 {
+            (load4::<GHASH>(blocks.as_ptr()), &blocks[4..])
+        } else {
+            (load_partial::<GHASH>(&blocks[..m]), &blocks[m..])
+        };
+        mul_acc(&mut acc, _mm512_xor_si512(x0, y), load_pow(&pow[first]), load_pow(&powx[first]));
+        let (rest, _) = rest.as_chunks::<4>();
+        for (g, b) in rest.iter().enumerate() {
+            let j = first + 1 + g;
+            mul_acc(&mut acc, load4::<GHASH>(b.as_ptr()), load_pow(&pow[j]), load_pow(&powx[j]));
         }
-        hsum(reduce512(lo, mid, hi))
+        hsum(reduce512(acc[0], acc[1], acc[2]))
     }
 
     /// Absorbs `blocks` into `acc`.
     pub(crate) fn update<const GHASH: bool>(key: &Key, acc: &mut u128, blocks: &[[u8; 16]]) {
         let mut y = pclmul::load_u128(acc);
         let (chunks, tail) = blocks.as_chunks::<STRIDE>();
-        let (pow, powx) = key.tail(STRIDE);
         for c in chunks {
-            y = run::<GHASH>(_mm512_zextsi128_si512(y), c, pow, powx);
+            y = run::<GHASH>(y, c, key);
         }
         if !tail.is_empty() {
-            let (pow, powx) = key.tail(tail.len());
-            y = run::<GHASH>(_mm512_zextsi128_si512(y), tail, pow, powx);
+            y = run::<GHASH>(y, tail, key);
         }
         pclmul::store_u128(acc, y);
     }
