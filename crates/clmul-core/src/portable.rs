@@ -1,11 +1,12 @@
 //! The portable backend: [`crate::soft`] arithmetic over strides of blocks, one reduction per
 //! stride (aggregated reduction with precomputed powers of H).
 //!
-//! The stride breaks the serial dependency of Horner's rule: the four products of a stride are
+//! The stride breaks the serial dependency of Horner's rule: the products of a stride are
 //! independent, so their multiplies overlap in an out-of-order core, and the reduction is paid
-//! once per stride instead of once per block.
+//! once per stride instead of once per block. The powers' 64-bit halves (and Karatsuba
+//! middles) are split into multiplier lanes once per call, so the hot loop only splits the data.
 
-use crate::soft::{self, Wide};
+use crate::soft::{self, Split, Wide};
 use crate::state::Key;
 
 /// Blocks per stride.
@@ -20,36 +21,47 @@ fn read<const GHASH: bool>(b: &[u8; 16]) -> u128 {
     }
 }
 
-/// `sum_i block_i * H^(n-i)` unreduced, with `y` added to the first block.
+/// The lanes of one power: its low half, high half and Karatsuba middle.
+type PowerLanes = [Split; 3];
+
+fn split_power(h: u128) -> PowerLanes {
+    let (h0, h1) = (h as u64, (h >> 64) as u64);
+    [soft::split(h0), soft::split(h1), soft::split(h0 ^ h1)]
+}
+
+/// `sum_i block_i * H^(n-i)` reduced, with `y` added to the first block.
 #[inline(always)]
-fn run<const GHASH: bool>(y: u128, blocks: &[[u8; 16]], pow: &[u128], powx: &[u128]) -> u128 {
-    let mut sum: Wide = (0, 0);
+fn run<const GHASH: bool>(y: u128, blocks: &[[u8; 16]], lanes: &[PowerLanes]) -> u128 {
+    let (mut lo, mut mid, mut hi) = (0u128, 0u128, 0u128);
     let mut first = y;
-    for ((b, &h), &hx) in blocks.iter().zip(pow).zip(powx) {
+    for (b, l) in blocks.iter().zip(lanes) {
         let x = read::<GHASH>(b) ^ first;
         first = 0;
-        let p = soft::clmul128_kara(
-            x as u64,
-            (x >> 64) as u64,
-            h as u64,
-            (h >> 64) as u64,
-            hx as u64,
-        );
-        sum = soft::wide_xor(sum, p);
+        let (x0, x1) = (x as u64, (x >> 64) as u64);
+        lo ^= soft::clmul64_split(x0, &l[0]);
+        hi ^= soft::clmul64_split(x1, &l[1]);
+        mid ^= soft::clmul64_split(x0 ^ x1, &l[2]);
     }
-    soft::reduce(sum)
+    let mid = mid ^ lo ^ hi;
+    let wide: Wide = (lo ^ (mid << 64), hi ^ (mid >> 64));
+    soft::reduce(wide)
 }
 
 pub(crate) fn update<const GHASH: bool>(key: &Key, acc: &mut u128, blocks: &[[u8; 16]]) {
+    let n = blocks.len().min(STRIDE);
+    let mut lanes = [[[0u64; 5]; 3]; STRIDE];
+    for (l, &h) in lanes.iter_mut().zip(key.tail(n).0) {
+        *l = split_power(h);
+    }
     let mut y = *acc;
     let (chunks, tail) = blocks.as_chunks::<STRIDE>();
-    let (pow, powx) = key.tail(STRIDE);
     for c in chunks {
-        y = run::<GHASH>(y, c, pow, powx);
+        y = run::<GHASH>(y, c, &lanes);
     }
     if !tail.is_empty() {
-        let (pow, powx) = key.tail(tail.len());
-        y = run::<GHASH>(y, tail, pow, powx);
+        // The tail's n' blocks need H^n'..H^1: the last n' entries of the stride's table.
+        let (_, tail_lanes) = lanes[..n].split_at(n - tail.len());
+        y = run::<GHASH>(y, tail, tail_lanes);
     }
     *acc = y;
 }

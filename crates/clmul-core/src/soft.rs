@@ -50,7 +50,7 @@
 //! an input.
 
 /// Lane masks: bit `k` is set in `LANE[k % 4]`.
-const LANE: [u64; 4] = [
+pub(crate) const LANE: [u64; 4] = [
     0x1111_1111_1111_1111,
     0x2222_2222_2222_2222,
     0x4444_4444_4444_4444,
@@ -85,6 +85,59 @@ pub fn clmul64_widening(x: u64, y: u64) -> u128 {
         z ^= (y << (60 + k)) & mask;
     }
     z
+}
+
+/// `y` split for [`clmul64_split`]: its four lanes, and `y` itself.
+pub type Split = [u64; 5];
+
+/// Splits `y` once, for reuse against many `x` (the powers of H in [`crate::Polyval`]).
+#[inline(always)]
+pub fn split(y: u64) -> Split {
+    [y & LANE[0], y & LANE[1], y & LANE[2], y & LANE[3], y]
+}
+
+/// The carry-less product of `x` and a pre-split `y` (a power of H, split once per update).
+///
+/// The lanes of [`clmul64_widening`] where a widening multiply is this target's choice, and
+/// [`clmul64`] on `y` otherwise.
+#[inline(always)]
+pub fn clmul64_split(x: u64, y: &Split) -> u128 {
+    #[cfg(any(
+        clmul_soft = "bitrev",
+        clmul_soft = "word32",
+        not(any(clmul_soft = "widening", target_pointer_width = "64"))
+    ))]
+    {
+        clmul64(x, y[4])
+    }
+    #[cfg(not(any(
+        clmul_soft = "bitrev",
+        clmul_soft = "word32",
+        not(any(clmul_soft = "widening", target_pointer_width = "64"))
+    )))]
+    {
+        clmul64_split_widening(x, y)
+    }
+}
+
+#[inline(always)]
+fn clmul64_split_widening(x: u64, y: &Split) -> u128 {
+    #[inline(always)]
+    fn m(a: u64, b: u64) -> u128 {
+        u128::from(a) * u128::from(b)
+    }
+    let wide = |l: u64| u128::from(l) | (u128::from(l) << 64);
+    let top = x & 0xf000_0000_0000_0000;
+    let x = x & 0x0fff_ffff_ffff_ffff;
+    let [x0, x1, x2, x3] = LANE.map(|l| x & l);
+    let z0 = (m(x0, y[0]) ^ m(x1, y[3]) ^ m(x2, y[2]) ^ m(x3, y[1])) & wide(LANE[0]);
+    let z1 = (m(x0, y[1]) ^ m(x1, y[0]) ^ m(x2, y[3]) ^ m(x3, y[2])) & wide(LANE[1]);
+    let z2 = (m(x0, y[2]) ^ m(x1, y[1]) ^ m(x2, y[0]) ^ m(x3, y[3])) & wide(LANE[2]);
+    let z3 = (m(x0, y[3]) ^ m(x1, y[2]) ^ m(x2, y[1]) ^ m(x3, y[0])) & wide(LANE[3]);
+    // The top nibble's partial products: `y` times single bits, exact as integer products.
+    let fix = (m(top & (1 << 60), y[4]) ^ m(top & (1 << 61), y[4]))
+        ^ (m(top & (1 << 62), y[4]) ^ m(top & (1 << 63), y[4]));
+    z0 ^ z1 ^ z2 ^ z3 ^ fix
 }
 
 /// Low 64 bits of the carry-less product of `x` and `y`, by the holes method with wrapping
@@ -317,6 +370,12 @@ mod tests {
                 assert_eq!(clmul64_bitrev(x, y), want, "bitrev {x:x} {y:x}");
                 assert_eq!(clmul64_word32(x, y), want, "word32 {x:x} {y:x}");
                 assert_eq!(u128::from(bmul64(x, y)), want & u128::from(u64::MAX));
+                assert_eq!(
+                    clmul64_split_widening(x, &split(y)),
+                    want,
+                    "split {x:x} {y:x}"
+                );
+                assert_eq!(clmul64_split(x, &split(y)), want);
             }
         }
     }
@@ -336,6 +395,7 @@ mod tests {
             assert_eq!(clmul64_widening(x, y), want);
             assert_eq!(clmul64_bitrev(x, y), want);
             assert_eq!(clmul64_word32(x, y), want);
+            assert_eq!(clmul64_split_widening(x, &split(y)), want);
         }
     }
 
