@@ -57,6 +57,18 @@ pub use state::{Ghash, Hasher, POWERS, Polyval};
 #[cfg(any(target_arch = "x86", target_arch = "x86_64", target_arch = "aarch64"))]
 pub use cpufeatures as __cpufeatures;
 
+/// Building blocks for the fused AES-GCM kernels of our `aes-gcm` (not a stable API).
+#[doc(hidden)]
+pub mod __private {
+    #[cfg(target_arch = "aarch64")]
+    pub use crate::aarch64::pmull;
+    pub use crate::state::Key;
+    #[cfg(target_arch = "x86_64")]
+    pub use crate::x86::avx512;
+    #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+    pub use crate::x86::pclmul;
+}
+
 /// Declares a CPU tier: a `cpufeatures` detection module and `unsafe fn`s compiled with exactly
 /// the same target features, from one list.
 ///

@@ -14,8 +14,10 @@ pub const POWERS: usize = 32;
 #[derive(Clone)]
 #[repr(C, align(64))]
 pub struct Key {
-    pub(crate) pow: [u128; POWERS],
-    pub(crate) powx: [u128; POWERS],
+    /// `pow[POWERS - k]` = H^k.
+    pub pow: [u128; POWERS],
+    /// `powx[j]` = the Karatsuba middle operand of `pow[j]`, in both halves.
+    pub powx: [u128; POWERS],
 }
 
 impl Key {
@@ -39,7 +41,7 @@ impl Key {
 
     /// The `n` powers H^n..H^1, in the order the blocks use them.
     #[inline]
-    pub(crate) fn tail(&self, n: usize) -> (&[u128], &[u128]) {
+    pub fn tail(&self, n: usize) -> (&[u128], &[u128]) {
         (&self.pow[POWERS - n..], &self.powx[POWERS - n..])
     }
 
@@ -161,6 +163,18 @@ impl<const GHASH: bool> Hasher<GHASH> {
             Backend::Pmull => unsafe { crate::aarch64::pmull::fill_powers(key, have, want) },
         }
         self.npow = want;
+    }
+
+    /// For the fused AES-GCM kernels: makes sure H^1..H^n are computed (`n <= POWERS`) and
+    /// returns the key table with the accumulator (in POLYVAL's domain: for GHASH, the
+    /// byte-reflected state). Not a stable API.
+    #[doc(hidden)]
+    pub fn __key_and_acc(&mut self, n: usize) -> (&Key, &mut u128) {
+        let n = n.clamp(1, POWERS);
+        if n > self.npow {
+            self.extend_powers(n);
+        }
+        (&self.key, &mut self.acc)
     }
 
     /// Absorbs `data`, zero-padding a final partial block.

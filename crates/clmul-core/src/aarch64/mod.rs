@@ -1,3 +1,3 @@
 //! aarch64 backends.
 
-pub(crate) mod pmull;
+pub mod pmull;

@@ -37,14 +37,15 @@ crate::target_tier! {
         "vpclmulqdq", "avx512f", "avx512bw", "avx512vl"
     ];
 
+    /// The byte-reversal shuffle, in every lane.
     #[inline]
-    fn bswap_mask512() -> __m512i {
+    pub fn bswap_mask512() -> __m512i {
         _mm512_broadcast_i32x4(pclmul::bswap_mask())
     }
 
     /// Loads 4 blocks from `p`, which must point to 64 readable bytes.
     #[inline]
-    fn load4<const GHASH: bool>(p: *const [u8; 16]) -> __m512i {
+    pub fn load4<const GHASH: bool>(p: *const [u8; 16]) -> __m512i {
         // SAFETY: the caller's `p` has 64 readable bytes; `loadu` needs no alignment.
         let v = unsafe { _mm512_loadu_si512(p.cast()) };
         if GHASH { _mm512_shuffle_epi8(v, bswap_mask512()) } else { v }
@@ -52,7 +53,7 @@ crate::target_tier! {
 
     /// Loads `blocks` (1 to 3 of them) into the *top* lanes of a register, zeroing the others.
     #[inline]
-    fn load_partial<const GHASH: bool>(blocks: &[[u8; 16]]) -> __m512i {
+    pub fn load_partial<const GHASH: bool>(blocks: &[[u8; 16]]) -> __m512i {
         let m = blocks.len();
         debug_assert!((1..4).contains(&m));
         // Lanes 4-m..3 come from `blocks`; the qword mask selects exactly those.
@@ -67,25 +68,27 @@ crate::target_tier! {
 
     /// Loads four powers (or their Karatsuba middles) starting at `p[0]`.
     #[inline]
-    fn load_pow(p: &[u128; 4]) -> __m512i {
+    pub fn load_pow(p: &[u128; 4]) -> __m512i {
         // SAFETY: `p` is 64 readable bytes; `loadu` needs no alignment (it is 64-byte aligned
         // here: groups start at multiples of four in the 64-byte-aligned key table).
         unsafe { _mm512_loadu_si512(p.as_ptr().cast()) }
     }
 
+    /// Swaps the 64-bit halves of every lane.
     #[inline]
-    fn swap_halves(v: __m512i) -> __m512i {
+    pub fn swap_halves(v: __m512i) -> __m512i {
         _mm512_shuffle_epi32::<0x4e>(v)
     }
 
+    /// Three-way XOR.
     #[inline]
-    fn xor3(a: __m512i, b: __m512i, c: __m512i) -> __m512i {
+    pub fn xor3(a: __m512i, b: __m512i, c: __m512i) -> __m512i {
         _mm512_ternarylogic_epi64::<0x96>(a, b, c)
     }
 
     /// Lane-parallel Karatsuba fix-up and Montgomery reduction.
     #[inline]
-    fn reduce512(lo: __m512i, mid: __m512i, hi: __m512i) -> __m512i {
+    pub fn reduce512(lo: __m512i, mid: __m512i, hi: __m512i) -> __m512i {
         let mid = xor3(mid, lo, hi);
         let lo = _mm512_xor_si512(lo, _mm512_bslli_epi128::<8>(mid));
         let hi = _mm512_xor_si512(hi, _mm512_bsrli_epi128::<8>(mid));
@@ -98,14 +101,14 @@ crate::target_tier! {
 
     /// XOR of the four 128-bit lanes.
     #[inline]
-    fn hsum(v: __m512i) -> __m128i {
+    pub fn hsum(v: __m512i) -> __m128i {
         let a = _mm256_xor_si256(_mm512_castsi512_si256(v), _mm512_extracti64x4_epi64::<1>(v));
         _mm_xor_si128(_mm256_castsi256_si128(a), _mm256_extracti128_si256::<1>(a))
     }
 
     /// `acc += x * h` (unreduced, lane by lane).
     #[inline]
-    fn mul_acc(acc: &mut [__m512i; 3], x: __m512i, h: __m512i, hx: __m512i) {
+    pub fn mul_acc(acc: &mut [__m512i; 3], x: __m512i, h: __m512i, hx: __m512i) {
         let xx = _mm512_xor_si512(x, swap_halves(x));
         acc[0] = _mm512_xor_si512(acc[0], _mm512_clmulepi64_epi128::<0x00>(x, h));
         acc[1] = _mm512_xor_si512(acc[1], _mm512_clmulepi64_epi128::<0x00>(xx, hx));
@@ -119,7 +122,7 @@ crate::target_tier! {
     /// first, in the top `m` lanes, so that every power load is a whole, 64-byte-aligned
     /// group of the key table (`pow[POWERS - 4 * groups..]`) and only the data needs a mask.
     #[inline]
-    fn run<const GHASH: bool>(y: __m128i, blocks: &[[u8; 16]], key: &Key) -> __m128i {
+    pub fn run<const GHASH: bool>(y: __m128i, blocks: &[[u8; 16]], key: &Key) -> __m128i {
         let n = blocks.len();
         let m = n % 4;
         let groups = n.div_ceil(4);

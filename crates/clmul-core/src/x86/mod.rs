@@ -1,8 +1,8 @@
 //! x86 and x86_64 backends.
 
-pub(crate) mod pclmul;
+pub mod pclmul;
 
 #[cfg(target_arch = "x86_64")]
-pub(crate) mod avx2;
+pub mod avx2;
 #[cfg(target_arch = "x86_64")]
-pub(crate) mod avx512;
+pub mod avx512;

@@ -22,10 +22,13 @@ pub(crate) const STRIDE: usize = 8;
 
 /// Unreduced Karatsuba accumulators: `lo`, `mid` (before the `lo ^ hi` fix-up), `hi`.
 #[derive(Clone, Copy)]
-pub(crate) struct Acc {
-    pub(crate) lo: __m128i,
-    pub(crate) mid: __m128i,
-    pub(crate) hi: __m128i,
+pub struct Acc {
+    /// Sum of `lo * lo` products.
+    pub lo: __m128i,
+    /// Sum of middle products.
+    pub mid: __m128i,
+    /// Sum of `hi * hi` products.
+    pub hi: __m128i,
 }
 
 crate::target_tier! {
@@ -33,13 +36,13 @@ crate::target_tier! {
 
     /// The byte-reversal shuffle for GHASH's reflected blocks.
     #[inline]
-    pub(crate) fn bswap_mask() -> __m128i {
+    pub fn bswap_mask() -> __m128i {
         _mm_set_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15)
     }
 
     /// Loads one block as a POLYVAL field element.
     #[inline]
-    pub(crate) fn load<const GHASH: bool>(block: &[u8; 16]) -> __m128i {
+    pub fn load<const GHASH: bool>(block: &[u8; 16]) -> __m128i {
         // SAFETY: `block` is 16 readable bytes and `loadu` has no alignment requirement.
         let v = unsafe { _mm_loadu_si128(block.as_ptr().cast()) };
         if GHASH { _mm_shuffle_epi8(v, bswap_mask()) } else { v }
@@ -47,26 +50,28 @@ crate::target_tier! {
 
     /// Loads a `u128` (a power of H or the accumulator) from memory.
     #[inline]
-    pub(crate) fn load_u128(v: &u128) -> __m128i {
+    pub fn load_u128(v: &u128) -> __m128i {
         // SAFETY: a `u128` is 16 readable bytes, little-endian on x86.
         unsafe { _mm_loadu_si128((v as *const u128).cast()) }
     }
 
+    /// Stores a register to a `u128`.
     #[inline]
-    pub(crate) fn store_u128(out: &mut u128, v: __m128i) {
+    pub fn store_u128(out: &mut u128, v: __m128i) {
         // SAFETY: a `u128` is 16 writable bytes, little-endian on x86.
         unsafe { _mm_storeu_si128((out as *mut u128).cast(), v) }
     }
 
+    /// An empty accumulator.
     #[inline]
-    pub(crate) fn acc_zero() -> Acc {
+    pub fn acc_zero() -> Acc {
         let z = _mm_setzero_si128();
         Acc { lo: z, mid: z, hi: z }
     }
 
     /// `acc += x * h` (unreduced), `hx` holding `lo64(h) ^ hi64(h)` in its low half.
     #[inline]
-    pub(crate) fn mul_acc(acc: &mut Acc, x: __m128i, h: __m128i, hx: __m128i) {
+    pub fn mul_acc(acc: &mut Acc, x: __m128i, h: __m128i, hx: __m128i) {
         let xx = _mm_xor_si128(x, _mm_shuffle_epi32::<0x4e>(x));
         acc.lo = _mm_xor_si128(acc.lo, _mm_clmulepi64_si128::<0x00>(x, h));
         acc.hi = _mm_xor_si128(acc.hi, _mm_clmulepi64_si128::<0x11>(x, h));
@@ -75,7 +80,7 @@ crate::target_tier! {
 
     /// Karatsuba fix-up and Montgomery reduction of an accumulator: `sum * x^-128 mod P`.
     #[inline]
-    pub(crate) fn reduce(acc: Acc) -> __m128i {
+    pub fn reduce(acc: Acc) -> __m128i {
         let mid = _mm_xor_si128(acc.mid, _mm_xor_si128(acc.lo, acc.hi));
         let lo = _mm_xor_si128(acc.lo, _mm_slli_si128::<8>(mid));
         let hi = _mm_xor_si128(acc.hi, _mm_srli_si128::<8>(mid));
@@ -90,7 +95,7 @@ crate::target_tier! {
 
     /// `a * b * x^-128 mod P` for one pair.
     #[inline]
-    pub(crate) fn dot(a: __m128i, b: __m128i) -> __m128i {
+    pub fn dot(a: __m128i, b: __m128i) -> __m128i {
         let mut acc = acc_zero();
         let bx = _mm_xor_si128(b, _mm_shuffle_epi32::<0x4e>(b));
         mul_acc(&mut acc, a, b, bx);
@@ -100,7 +105,7 @@ crate::target_tier! {
     /// Hashes `blocks` against the matching powers (`pow.len() == blocks.len()`), the first
     /// block plus `y`; returns the reduced result.
     #[inline]
-    pub(crate) fn run<const GHASH: bool>(
+    pub fn run<const GHASH: bool>(
         y: __m128i,
         blocks: &[[u8; 16]],
         pow: &[u128],
@@ -117,7 +122,7 @@ crate::target_tier! {
     }
 
     /// Absorbs `blocks` into `acc`.
-    pub(crate) fn update<const GHASH: bool>(key: &Key, acc: &mut u128, blocks: &[[u8; 16]]) {
+    pub fn update<const GHASH: bool>(key: &Key, acc: &mut u128, blocks: &[[u8; 16]]) {
         let mut y = load_u128(acc);
         let (chunks, tail) = blocks.as_chunks::<STRIDE>();
         let (pow, powx) = key.tail(STRIDE);
@@ -132,7 +137,7 @@ crate::target_tier! {
     }
 
     /// Computes H^(have+1)..H^want.
-    pub(crate) fn fill_powers(key: &mut Key, have: usize, want: usize) {
+    pub fn fill_powers(key: &mut Key, have: usize, want: usize) {
         key.fill(have, want, |a, b| {
             let mut out = 0;
             store_u128(&mut out, dot(load_u128(&a), load_u128(&b)));
