@@ -62,7 +62,7 @@ pub use cpufeatures as __cpufeatures;
 pub mod __private {
     #[cfg(target_arch = "aarch64")]
     pub use crate::aarch64::pmull;
-    pub use crate::state::Key;
+    pub use crate::state::{Key, POWERS};
     #[cfg(target_arch = "x86_64")]
     pub use crate::x86::avx512;
     #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]

@@ -21,7 +21,8 @@ pub struct Key {
 }
 
 impl Key {
-    const ZERO: Key = Key {
+    /// The all-zero table.
+    pub const ZERO: Key = Key {
         pow: [0; POWERS],
         powx: [0; POWERS],
     };

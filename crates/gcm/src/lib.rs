@@ -34,8 +34,8 @@
 //!
 //! [`AeadInOut::encrypt_in_place`] and [`AeadInOut::decrypt_in_place`] work on any
 //! [`aead::Buffer`]: `Vec<u8>` (feature `alloc`), `arrayvec::ArrayVec<u8, N>` (feature
-//! `arrayvec`, re-exported as [`aead::arrayvec`]) or `bytes::BytesMut` (feature `bytes`,
-//! re-exported as [`aead::bytes`]). The buffer needs room for the 16-byte tag.
+//! `arrayvec`, re-exported as `aead::arrayvec`) or `bytes::BytesMut` (feature `bytes`,
+//! re-exported as `aead::bytes`). The buffer needs room for the 16-byte tag.
 //! [`AeadInOut::encrypt_inout_detached`] and [`AeadInOut::decrypt_inout_detached`] work on a
 //! slice (or on separate input and output slices) and keep the tag apart.
 //!
@@ -130,16 +130,13 @@ use aead::{TagPosition, inout::InOutBuf};
 use cipher::{
     BlockCipherEncrypt, BlockSizeUser,
     array::{Array, ArraySize},
-    consts::U16,
+    consts::{self, U16},
 };
 use core::{fmt, marker::PhantomData};
 use ghash::{GHash, universal_hash::UniversalHash};
 
 #[cfg(feature = "aes")]
-use {
-    aes::{Aes128, Aes256},
-    cipher::consts::U12,
-};
+use aes::{Aes128, Aes256};
 
 /// Maximum length of associated data in bytes.
 pub const A_MAX: u64 = (1 << 61) - 1;
@@ -154,10 +151,10 @@ pub type Nonce<NonceSize> = Array<u8, NonceSize>;
 pub type Tag<TagSize = U16> = Array<u8, TagSize>;
 
 /// Trait implemented for valid tag sizes, i.e.
-/// [`U12`][cipher::consts::U12], [`U13`][cipher::consts::U13], [`U14`][cipher::consts::U14],
-/// [`U15`][cipher::consts::U15] and [`U16`][cipher::consts::U16].
-/// When the crate feature `hazmat` is enabled, [`U4`][cipher::consts::U4] and
-/// [`U8`][cipher::consts::U8] are also supported.
+/// [`U12`][consts::U12], [`U13`][consts::U13], [`U14`][consts::U14],
+/// [`U15`][consts::U15] and [`U16`].
+/// When the crate feature `hazmat` is enabled, [`U4`][consts::U4] and
+/// [`U8`][consts::U8] are also supported.
 pub trait TagSize: private::SealedTagSize {}
 
 impl<T: private::SealedTagSize> TagSize for T {}
@@ -183,12 +180,12 @@ mod private {
 /// AES-GCM with a 128-bit key and 96-bit nonce.
 #[cfg(feature = "aes")]
 #[cfg_attr(docsrs, doc(cfg(feature = "aes")))]
-pub type Aes128Gcm = AesGcm<Aes128, U12>;
+pub type Aes128Gcm = AesGcm<Aes128, consts::U12>;
 
 /// AES-GCM with a 256-bit key and 96-bit nonce.
 #[cfg(feature = "aes")]
 #[cfg_attr(docsrs, doc(cfg(feature = "aes")))]
-pub type Aes256Gcm = AesGcm<Aes256, U12>;
+pub type Aes256Gcm = AesGcm<Aes256, consts::U12>;
 
 /// A 16-byte block: a counter block, a keystream block, a GHASH block or a full tag.
 pub(crate) type Block = Array<u8, U16>;
@@ -199,7 +196,7 @@ pub(crate) type Block = Array<u8, U16>;
 /// engine) can be substituted. It is NOT meant for block ciphers other than AES: GCM's
 /// security analysis assumes AES.
 ///
-/// Any `NonceSize` is accepted; 96 bits ([`U12`][cipher::consts::U12]) is the recommended
+/// Any `NonceSize` is accepted; 96 bits ([`U12`][consts::U12]) is the recommended
 /// size and the fast path (other sizes derive the counter from GHASH). `TagSize` defaults to
 /// 128 bits; see [`TagSize`] for the others.
 ///
@@ -207,8 +204,8 @@ pub(crate) type Block = Array<u8, U16>;
 ///
 /// # ⚠️ WARNING: Hazmat!
 ///
-/// With short tags, 32 bits ([`U4`][cipher::consts::U4]) or 64 bits
-/// ([`U8`][cipher::consts::U8]) (feature `hazmat`), a key **SHOULD NOT** be used for more
+/// With short tags, 32 bits ([`U4`][consts::U4]) or 64 bits
+/// ([`U8`][consts::U8]) (feature `hazmat`), a key **SHOULD NOT** be used for more
 /// authenticated decryptions than Table 1 or Table 2 of NIST SP 800-38D allows, respectively.
 #[derive(Clone)]
 pub struct AesGcm<Aes, NonceSize, TagSize = U16>
@@ -253,11 +250,59 @@ where
     TagSize: crate::TagSize,
 {
     fn from(cipher: Aes) -> Self {
-        Self::with_ghash(cipher, GHash::new)
-            .unwrap_or_else(|cipher| Self::with_ghash(cipher, GHash::new).unwrap_or_else(|_| {
-                unreachable!()
-            }))
+        #[cfg_attr(not(feature = "zeroize"), allow(unused_mut))]
+        let mut h = hash_key(&cipher);
+        let ghash = GHash::new(&h);
+        #[cfg(feature = "zeroize")]
+        zeroize::Zeroize::zeroize(h.as_mut_slice());
+        Self::assemble(cipher, ghash)
     }
+}
+
+impl<Aes, NonceSize, TagSize> AesGcm<Aes, NonceSize, TagSize>
+where
+    Aes: BlockSizeUser<BlockSize = U16> + BlockCipherEncrypt,
+    TagSize: crate::TagSize,
+{
+    /// Not part of the upstream API: an instance whose GHASH runs on the chosen backend, for
+    /// our tests, benches and fuzzers (so that every backend is exercised, not only the
+    /// detected one). `None` if this CPU cannot run it.
+    #[doc(hidden)]
+    pub fn __with_ghash_backend(cipher: Aes, backend: clmul_core::Backend) -> Option<Self> {
+        #[cfg_attr(not(feature = "zeroize"), allow(unused_mut))]
+        let mut h = hash_key(&cipher);
+        let ghash = GHash::__with_backend(&h, backend);
+        #[cfg(feature = "zeroize")]
+        zeroize::Zeroize::zeroize(h.as_mut_slice());
+        ghash.map(|ghash| Self::assemble(cipher, ghash))
+    }
+
+    /// Not part of the upstream API: the GHASH backend this instance runs on.
+    #[doc(hidden)]
+    pub fn __ghash_backend(&self) -> clmul_core::Backend {
+        self.ghash.__backend()
+    }
+
+    fn assemble(cipher: Aes, mut ghash: GHash) -> Self {
+        // Fill the table of powers of H now, once per key: the GHASH state computes the powers
+        // its wide loop needs on first use, and every message hashes with a clone of this
+        // state, so without this each message would recompute them. Absorbing zero blocks into
+        // the zero accumulator leaves it zero (0 · H^i = 0), so the state stays "empty".
+        ghash.update(&[ghash::Block::default(); clmul_core::POWERS]);
+        Self {
+            cipher,
+            ghash,
+            nonce_size: PhantomData,
+            tag_size: PhantomData,
+        }
+    }
+}
+
+/// The GHASH key `H = E_K(0^128)`.
+fn hash_key<Aes: BlockCipherEncrypt<BlockSize = U16>>(cipher: &Aes) -> ghash::Key {
+    let mut h = ghash::Key::default();
+    cipher.encrypt_block(&mut h);
+    h
 }
 
 impl<Aes, NonceSize, TagSize> AeadCore for AesGcm<Aes, NonceSize, TagSize>
@@ -435,4 +480,49 @@ where
     Aes: zeroize::ZeroizeOnDrop,
     TagSize: self::TagSize,
 {
+}
+
+#[cfg(test)]
+extern crate std;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The limits are inclusive maxima, checked with `>` in both directions, for the buffer
+    /// and the associated data independently. (Integration tests cannot allocate 64 GiB.)
+    #[test]
+    fn length_limits() {
+        let p_max = usize::try_from(P_MAX).expect("64-bit test host");
+        assert!(check_lengths(0, 0).is_ok());
+        assert!(check_lengths(p_max, 0).is_ok());
+        assert!(check_lengths(p_max + 1, 0).is_err());
+        assert!(check_lengths(usize::MAX, 0).is_err());
+        let a_max = usize::try_from(A_MAX).expect("64-bit test host");
+        assert!(check_lengths(0, a_max).is_ok());
+        assert!(check_lengths(0, a_max + 1).is_err());
+        assert!(check_lengths(0, usize::MAX).is_err());
+        assert!(check_lengths(p_max, a_max).is_ok());
+    }
+
+    /// The length block cannot overflow for accepted inputs, and saturates (no panic) beyond.
+    #[test]
+    fn bit_lengths() {
+        let a_max = usize::try_from(A_MAX).expect("64-bit test host");
+        assert_eq!(bits(a_max), A_MAX * 8);
+        assert_eq!(bits(usize::MAX), u64::MAX);
+        assert_eq!(bits(12), 96);
+    }
+
+    #[test]
+    fn tag_prefix_comparison() {
+        let expected = Block::from([0x5a; 16]);
+        assert!(tag_matches(&expected, &[0x5a; 16]));
+        assert!(tag_matches(&expected, &[0x5a; 4]));
+        assert!(!tag_matches(&expected, &[0x5b; 16]));
+        let mut last = [0x5a; 12];
+        last[11] ^= 1;
+        assert!(!tag_matches(&expected, &last));
+        assert!(!tag_matches(&expected, &[0x5a; 17]));
+    }
 }

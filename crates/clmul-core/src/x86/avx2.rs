@@ -27,8 +27,7 @@ crate::target_tier! {
     /// Loads one block into the *top* lane of a register, zeroing the bottom one.
     #[inline]
     fn load_top<const GHASH: bool>(block: &[u8; 16]) -> __m256i {
-        let v = _mm256_inserti128_si256::<1>(_mm256_setzero_si256(), pclmul::load::<GHASH>(block));
-        v
+        _mm256_inserti128_si256::<1>(_mm256_setzero_si256(), pclmul::load::<GHASH>(block))
     }
 
     /// Loads two powers (or their Karatsuba middles).

@@ -148,7 +148,7 @@ crate::target_tier! {
     }
 
     /// Absorbs `blocks` into `acc`.
-    pub(crate) fn update<const GHASH: bool>(key: &Key, acc: &mut u128, blocks: &[[u8; 16]]) {
+    pub fn update<const GHASH: bool>(key: &Key, acc: &mut u128, blocks: &[[u8; 16]]) {
         let mut y = pclmul::load_u128(acc);
         let (chunks, tail) = blocks.as_chunks::<STRIDE>();
         for c in chunks {
