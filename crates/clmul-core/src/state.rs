@@ -130,7 +130,15 @@ impl<const GHASH: bool> Hasher<GHASH> {
         if want > self.npow {
             self.extend_powers(want);
         }
-        let (key, acc) = (&self.key, &mut self.acc);
+        let mut acc = self.acc;
+        self.kernel(&mut acc, blocks);
+        self.acc = acc;
+    }
+
+    /// Runs the backend's kernel; the caller has made sure the powers it needs are there.
+    #[inline]
+    fn kernel(&self, acc: &mut u128, blocks: &[[u8; 16]]) {
+        let key = &self.key;
         match self.backend {
             Backend::Portable => crate::portable::update::<GHASH>(key, acc, blocks),
             #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
@@ -164,6 +172,37 @@ impl<const GHASH: bool> Hasher<GHASH> {
             Backend::Pmull => unsafe { crate::aarch64::pmull::fill_powers(key, have, want) },
         }
         self.npow = want;
+    }
+
+    /// Computes every power of H the wide loops use now, instead of on first use: for a key
+    /// that hashes many messages through clones or [`Self::update_detached`].
+    pub fn precompute(&mut self) {
+        if self.npow < POWERS {
+            self.extend_powers(POWERS);
+        }
+    }
+
+    /// Absorbs `blocks` into an accumulator kept outside the state (`acc` as
+    /// [`Self::set_state`]/[`Self::finalize`] would take and give it), so one keyed state can
+    /// serve many messages through `&self`. Uses the powers computed so far (all of them after
+    /// [`Self::precompute`]), in smaller strides if fewer are there.
+    pub fn update_detached(&self, acc: &mut [u8; 16], blocks: &[[u8; 16]]) {
+        let mut a = if GHASH { u128::from_be_bytes(*acc) } else { u128::from_le_bytes(*acc) };
+        let step = self.npow.min(self.backend.powers());
+        if step >= blocks.len().min(self.backend.powers()) {
+            self.kernel(&mut a, blocks);
+        } else {
+            for chunk in blocks.chunks(step) {
+                self.kernel(&mut a, chunk);
+            }
+        }
+        *acc = if GHASH { a.to_be_bytes() } else { a.to_le_bytes() };
+    }
+
+    /// For the fused AES-GCM kernels: the key table (with the powers computed so far).
+    #[doc(hidden)]
+    pub fn __key(&self) -> (&Key, usize) {
+        (&self.key, self.npow)
     }
 
     /// For the fused AES-GCM kernels: makes sure H^1..H^n are computed (`n <= POWERS`) and
