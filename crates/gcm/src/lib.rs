@@ -116,10 +116,16 @@
 //! forge tags. Use random 96-bit nonces (at most about 2^32 messages per key) or a counter.
 #![no_std]
 #![cfg_attr(docsrs, feature(doc_cfg))]
-#![forbid(unsafe_code)]
+#![deny(unsafe_code)]
 #![warn(missing_docs)]
 
+mod fused;
 mod generic;
+#[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+mod x86;
+
+#[doc(hidden)]
+pub use fused::Engine as __Engine;
 
 pub use aead::{self, AeadCore, AeadInOut, Error, Key, KeyInit, KeySizeUser};
 
@@ -133,7 +139,7 @@ use cipher::{
     consts::{self, U16},
 };
 use core::{fmt, marker::PhantomData};
-use ghash::{GHash, universal_hash::UniversalHash};
+use ghash::GHash;
 
 #[cfg(feature = "aes")]
 use aes::{Aes128, Aes256};
@@ -216,8 +222,12 @@ where
     cipher: Aes,
 
     /// GHASH keyed with `H = E_K(0^128)`, its table of powers of H already filled, with an
-    /// empty accumulator. Each message hashes with a clone.
+    /// empty accumulator. Each message hashes with its own accumulator through `&self`.
     ghash: GHash,
+
+    /// Our own AES round keys for a fused AES-CTR+GHASH kernel, when the key came through
+    /// `KeyInit` and the CPU has a fused engine (see `fused`).
+    fused: Option<fused::Fused>,
 
     /// Length of the nonce.
     nonce_size: PhantomData<NonceSize>,
@@ -240,7 +250,31 @@ where
     TagSize: crate::TagSize,
 {
     fn new(key: &Key<Self>) -> Self {
-        Aes::new(key).into()
+        Self::with_engine(key, fused::Engine::detect()).unwrap_or_else(|| Aes::new(key).into())
+    }
+}
+
+impl<Aes, NonceSize, TagSize> AesGcm<Aes, NonceSize, TagSize>
+where
+    Aes: BlockSizeUser<BlockSize = U16> + BlockCipherEncrypt + KeyInit,
+    TagSize: crate::TagSize,
+{
+    /// Not part of the upstream API: an instance on the chosen engine, for our tests,
+    /// benches and fuzzers. `None` if this CPU cannot run it or `Aes` is not AES under `key`
+    /// (checked on `E_K(0)`); [`__Engine::Generic`] always works.
+    #[doc(hidden)]
+    pub fn with_engine(key: &Key<Self>, engine: fused::Engine) -> Option<Self> {
+        let cipher = Aes::new(key);
+        if engine == fused::Engine::Generic {
+            return Some(cipher.into());
+        }
+        #[cfg_attr(not(feature = "zeroize"), allow(unused_mut))]
+        let mut h = hash_key(&cipher);
+        let fused = fused::Fused::new(engine, key.as_slice(), &h);
+        let ghash = GHash::new(&h);
+        #[cfg(feature = "zeroize")]
+        zeroize::Zeroize::zeroize(h.as_mut_slice());
+        Some(Self::assemble(cipher, ghash).with_fused(Some(fused?)))
     }
 }
 
@@ -277,6 +311,20 @@ where
         ghash.map(|ghash| Self::assemble(cipher, ghash))
     }
 
+    /// Not part of the upstream API: the fused engine this instance runs on
+    /// ([`__Engine::Generic`] for the two-pass path).
+    #[doc(hidden)]
+    pub fn __engine(&self) -> fused::Engine {
+        self.fused
+            .as_ref()
+            .map_or(fused::Engine::Generic, fused::Fused::engine)
+    }
+
+    fn with_fused(mut self, fused: Option<fused::Fused>) -> Self {
+        self.fused = fused;
+        self
+    }
+
     /// Not part of the upstream API: the GHASH backend this instance runs on.
     #[doc(hidden)]
     pub fn __ghash_backend(&self) -> clmul_core::Backend {
@@ -284,14 +332,13 @@ where
     }
 
     fn assemble(cipher: Aes, mut ghash: GHash) -> Self {
-        // Fill the table of powers of H now, once per key: the GHASH state computes the powers
-        // its wide loop needs on first use, and every message hashes with a clone of this
-        // state, so without this each message would recompute them. Absorbing zero blocks into
-        // the zero accumulator leaves it zero (0 · H^i = 0), so the state stays "empty".
-        ghash.update(&[ghash::Block::default(); clmul_core::POWERS]);
+        // Fill the table of powers of H now, once per key: the GHASH state would otherwise
+        // compute the powers its wide loop needs on first use, per message.
+        ghash.__precompute();
         Self {
             cipher,
             ghash,
+            fused: None,
             nonce_size: PhantomData,
             tag_size: PhantomData,
         }
@@ -364,12 +411,19 @@ where
             j0[15] = 1;
             j0
         } else {
-            let mut ghash = self.ghash.clone();
-            ghash.update_padded(nonce);
-            let mut lengths = ghash::Block::default();
+            let ghash = self.ghash.__core();
+            let mut acc = [0u8; 16];
+            let (blocks, rest) = nonce.as_slice().as_chunks::<16>();
+            ghash.update_detached(&mut acc, blocks);
+            let mut last = [0u8; 16];
+            if !rest.is_empty() {
+                last[..rest.len()].copy_from_slice(rest);
+                ghash.update_detached(&mut acc, &[last]);
+            }
+            let mut lengths = [0u8; 16];
             lengths[8..].copy_from_slice(&bits(NonceSize::USIZE).to_be_bytes());
-            ghash.update(&[lengths]);
-            ghash.finalize()
+            ghash.update_detached(&mut acc, &[lengths]);
+            acc.into()
         }
     }
 
@@ -382,7 +436,10 @@ where
     /// over here when the keyed state holds one (see `generic` for the contract).
     #[inline]
     fn seal(&self, j0: &Block, associated_data: &[u8], buffer: InOutBuf<'_, '_, u8>) -> Block {
-        generic::seal(&self.cipher, &self.ghash, j0, associated_data, buffer)
+        match &self.fused {
+            Some(f) => f.seal(self.ghash.__core(), j0, associated_data, buffer),
+            None => generic::seal(&self.cipher, &self.ghash, j0, associated_data, buffer),
+        }
     }
 
     /// Checks `tag` against the input of `buffer` and, only if it matches, decrypts the input
@@ -397,7 +454,10 @@ where
         buffer: InOutBuf<'_, '_, u8>,
         tag: &[u8],
     ) -> Result<(), Error> {
-        generic::open(&self.cipher, &self.ghash, j0, associated_data, buffer, tag)
+        match &self.fused {
+            Some(f) => f.open(self.ghash.__core(), j0, associated_data, buffer, tag),
+            None => generic::open(&self.cipher, &self.ghash, j0, associated_data, buffer, tag),
+        }
     }
 }
 
@@ -436,16 +496,23 @@ pub(crate) fn ghash_tag(
     ciphertext: &[u8],
     mask: &Block,
 ) -> Block {
-    let mut ghash = ghash.clone();
-    ghash.update_padded(associated_data);
-    ghash.update_padded(ciphertext);
-
-    let mut lengths = ghash::Block::default();
+    let ghash = ghash.__core();
+    let mut acc = [0u8; 16];
+    for data in [associated_data, ciphertext] {
+        let (blocks, rest) = data.as_chunks::<16>();
+        ghash.update_detached(&mut acc, blocks);
+        if !rest.is_empty() {
+            let mut last = [0u8; 16];
+            last[..rest.len()].copy_from_slice(rest);
+            ghash.update_detached(&mut acc, &[last]);
+        }
+    }
+    let mut lengths = [0u8; 16];
     lengths[..8].copy_from_slice(&bits(associated_data.len()).to_be_bytes());
     lengths[8..].copy_from_slice(&bits(ciphertext.len()).to_be_bytes());
-    ghash.update(&[lengths]);
+    ghash.update_detached(&mut acc, &[lengths]);
 
-    let mut tag = ghash.finalize();
+    let mut tag: Block = acc.into();
     for (t, m) in tag.iter_mut().zip(mask.iter()) {
         *t ^= m;
     }

@@ -145,6 +145,18 @@ impl GHash {
         clmul_core::Ghash::with_backend(&h.0, backend).map(Self)
     }
 
+    /// Not part of the upstream API: the underlying keyed state (for our `aes-gcm`, which
+    /// hashes each message with its own accumulator through `&self`).
+    pub fn __core(&self) -> &clmul_core::Ghash {
+        &self.0
+    }
+
+    /// Not part of the upstream API: computes every power of H now (see
+    /// `clmul_core::Hasher::precompute`).
+    pub fn __precompute(&mut self) {
+        self.0.precompute();
+    }
+
     /// Not part of the upstream API: the backend this state runs on.
     pub fn __backend(&self) -> clmul_core::Backend {
         self.0.backend()

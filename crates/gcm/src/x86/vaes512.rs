@@ -1,0 +1,398 @@
+//! Fused AES-CTR + GHASH on VAES and VPCLMULQDQ with 512-bit registers.
+//!
+//! Sixteen blocks (four `zmm` registers) per iteration:
+//!
+//! - **Encryption** runs the AES rounds of iteration `i`'s counter blocks while the GHASH
+//!   multiplies of iteration `i - 1`'s ciphertext (kept in registers, byte-reflected) proceed
+//!   against H^16..H^1, with one reduction per iteration. The two instruction streams are
+//!   independent, so the out-of-order core overlaps them: the loop is bound by the AES and
+//!   carry-less-multiply issue slots together, not by either one's latency.
+//! - **Decryption** hashes the ciphertext it is about to decrypt in the same iteration (it is
+//!   already there).
+//! - Counters are kept byte-reversed, so the 32-bit big-endian counter of GCM is the low dword
+//!   of each lane and `vpaddd` increments it (wrapping modulo 2^32 as `inc32` does); one
+//!   `vpshufb` per register turns them back into counter blocks.
+//! - The tail (under 256 bytes, including a partial block) uses byte-masked loads and stores
+//!   (`vmovdqu8` with a mask), so nothing is read or written outside the buffers, and is hashed
+//!   by clmul-core's 512-bit GHASH.
+//!
+//! The structure follows the stitched-GCM design of Gueron and Krasnov ("The fragility of
+//! AES-GCM authentication algorithm", and OpenSSL/BoringSSL `aesni-gcm-x86_64`) and the VAES
+//! AES-GCM in Linux (`aes-gcm-avx10-x86_64.S`), written here from those descriptions.
+
+use core::arch::x86_64::*;
+
+use super::aesni::RoundKeys;
+use aead::inout::InOutBuf;
+use clmul_core::__private::{Key, POWERS, avx512 as gh, pclmul};
+
+clmul_core::target_tier! {
+    detect cpuid = [
+        "aes", "pclmulqdq", "sse2", "ssse3", "avx", "avx2",
+        "vaes", "vpclmulqdq", "avx512f", "avx512bw", "avx512vl"
+    ];
+
+    #[inline]
+    fn broadcast_keys<const R: usize>(keys: &RoundKeys) -> [__m512i; 15] {
+        let mut out = [_mm512_setzero_si512(); 15];
+        for (o, k) in out.iter_mut().zip(&keys.rk).take(R + 1) {
+            *o = _mm512_broadcast_i32x4(pclmul::load::<false>(k));
+        }
+        out
+    }
+
+    /// AES-encrypts `N` registers of counter blocks.
+    #[inline]
+    fn aes_n<const R: usize, const N: usize>(rk: &[__m512i; 15], mut x: [__m512i; N]) -> [__m512i; N] {
+        for v in &mut x {
+            *v = _mm512_xor_si512(*v, rk[0]);
+        }
+        for k in &rk[1..R] {
+            for v in &mut x {
+                *v = _mm512_aesenc_epi128(*v, *k);
+            }
+        }
+        for v in &mut x {
+            *v = _mm512_aesenclast_epi128(*v, rk[R]);
+        }
+        x
+    }
+
+    #[inline]
+    fn byte_mask(n: usize) -> __mmask64 {
+        if n >= 64 { !0 } else { (1u64 << n) - 1 }
+    }
+
+    /// Byte-masked load of `n <= 64` bytes at `p` (the rest zero).
+    #[inline]
+    fn load_bytes(p: *const u8, n: usize) -> __m512i {
+        let mask = byte_mask(n);
+        // SAFETY: the caller guarantees `n` readable bytes at `p`; masked-off bytes are not
+        // accessed and cannot fault.
+        unsafe { _mm512_maskz_loadu_epi8(mask, p.cast()) }
+    }
+
+    /// Byte-masked store of the first `n <= 64` bytes of `v` to `p`.
+    #[inline]
+    fn store_bytes(p: *mut u8, n: usize, v: __m512i) {
+        let mask = byte_mask(n);
+        // SAFETY: the caller guarantees `n` writable bytes at `p`; masked-off bytes are not
+        // written.
+        unsafe { _mm512_mask_storeu_epi8(p.cast(), mask, v) }
+    }
+
+    /// GHASH of four registers of byte-reflected blocks against H^16..H^1, `y` added to the
+    /// first block; reduced.
+    #[inline]
+    fn ghash16(key: &Key, y: __m128i, x: &[__m512i; 4]) -> __m128i {
+        let (pow, _) = key.pow.as_chunks::<4>();
+        let (powx, _) = key.powx.as_chunks::<4>();
+        let first = POWERS / 4 - 4;
+        let mut acc = [_mm512_setzero_si512(); 3];
+        let y = _mm512_zextsi128_si512(y);
+        gh::mul_acc(&mut acc, _mm512_xor_si512(x[0], y), gh::load_pow(&pow[first]), gh::load_pow(&powx[first]));
+        for g in 1..4 {
+            gh::mul_acc(&mut acc, x[g], gh::load_pow(&pow[first + g]), gh::load_pow(&powx[first + g]));
+        }
+        gh::hsum(gh::reduce512(acc[0], acc[1], acc[2]))
+    }
+
+    /// Runs CTR over `len` bytes from `inp` to `out` starting with counter `ctr` (byte-reversed
+    /// form), optionally hashing the ciphertext (`ENC`: the output; `!ENC`: the input).
+    ///
+    /// # Safety
+    /// `inp` is readable and `out` writable for `len` bytes; they are equal or do not overlap.
+    /// `key` holds H^1..H^16.
+    #[inline]
+    unsafe fn crypt<const R: usize, const ENC: bool, const HASH: bool>(
+        keys: &RoundKeys,
+        key: &Key,
+        y: &mut __m128i,
+        ctr: &mut __m512i,
+        inp: *const u8,
+        out: *mut u8,
+        len: usize,
+        tail_ct: &mut [[u8; 16]],
+    ) -> usize {
+        let rk = broadcast_keys::<R>(keys);
+        let bswap = gh::bswap_mask512();
+        let inc4 = _mm512_broadcast_i32x4(_mm_set_epi32(0, 0, 0, 4));
+        let mut next = || {
+            let c = _mm512_shuffle_epi8(*ctr, bswap);
+            *ctr = _mm512_add_epi32(*ctr, inc4);
+            c
+        };
+        let mut off = 0;
+        // Encryption: the previous iteration's ciphertext, byte-reflected, waiting to be hashed.
+        let mut pending: Option<[__m512i; 4]> = None;
+        while len - off >= 64 * 4 {
+            let ks = aes_n::<R, 4>(&rk, [next(), next(), next(), next()]);
+            let mut data = [_mm512_setzero_si512(); 4];
+            for (g, d) in data.iter_mut().enumerate() {
+                // SAFETY: `off + 256 <= len`, so these 64 bytes are in `inp`.
+                *d = unsafe { _mm512_loadu_si512(inp.add(off + 64 * g).cast()) };
+            }
+            if HASH && !ENC {
+                let mut c = data;
+                for v in &mut c {
+                    *v = _mm512_shuffle_epi8(*v, bswap);
+                }
+                *y = ghash16(key, *y, &c);
+            }
+            if HASH && ENC {
+                if let Some(p) = pending {
+                    *y = ghash16(key, *y, &p);
+                }
+            }
+            let mut res = [_mm512_setzero_si512(); 4];
+            for g in 0..4 {
+                res[g] = _mm512_xor_si512(data[g], ks[g]);
+                // SAFETY: as above, within `out`.
+                unsafe { _mm512_storeu_si512(out.add(off + 64 * g).cast(), res[g]) };
+            }
+            if HASH && ENC {
+                for v in &mut res {
+                    *v = _mm512_shuffle_epi8(*v, bswap);
+                }
+                pending = Some(res);
+            }
+            off += 64 * 4;
+        }
+        if let Some(p) = pending {
+            *y = ghash16(key, *y, &p);
+        }
+        // Tail: up to 255 bytes, in registers of 64 bytes with byte masks. Its ciphertext,
+        // zero-padded, goes to `tail_ct` for the caller to hash together with what follows.
+        let rest = len - off;
+        let mut start = 0;
+        while start < rest {
+            let n = (rest - start).min(64);
+            let [k] = aes_n::<R, 1>(&rk, [next()]);
+            let d = load_bytes(inp.wrapping_add(off + start), n);
+            let r = _mm512_xor_si512(d, k);
+            store_bytes(out.wrapping_add(off + start), n, r);
+            if HASH {
+                let c = _mm512_maskz_mov_epi8(byte_mask(n), if ENC { r } else { d });
+                let dst = &mut tail_ct[start / 16..start / 16 + n.div_ceil(16)];
+                store_bytes(dst.as_mut_ptr().cast(), 16 * dst.len(), c);
+            }
+            start += 64;
+        }
+        rest.div_ceil(16)
+    }
+
+    /// The counter register for the first data block, `inc32(J0)`, and its three successors.
+    #[inline]
+    fn first_counters(j0: &[u8; 16]) -> __m512i {
+        let r = pclmul::load::<true>(j0);
+        _mm512_add_epi32(_mm512_broadcast_i32x4(r), _mm512_set_epi32(0, 0, 0, 4, 0, 0, 0, 3, 0, 0, 0, 2, 0, 0, 0, 1))
+    }
+
+    /// GHASH of `data` zero-padded, into `y`.
+    #[inline]
+    fn ghash_padded(key: &Key, y: &mut __m128i, data: &[u8]) {
+        let mut acc = 0u128;
+        pclmul::store_u128(&mut acc, *y);
+        let (blocks, rest) = data.as_chunks::<16>();
+        gh::update::<true>(key, &mut acc, blocks);
+        if !rest.is_empty() {
+            let mut last = [0u8; 16];
+            last[..rest.len()].copy_from_slice(rest);
+            gh::update::<true>(key, &mut acc, &[last]);
+        }
+        *y = pclmul::load_u128(&acc);
+    }
+
+    /// One-block AES (the tag mask `E(J0)`), on 128-bit registers.
+    #[inline]
+    fn encrypt_j0(keys: &RoundKeys, j0: &[u8; 16]) -> __m128i {
+        let mut x = _mm_xor_si128(pclmul::load::<false>(j0), pclmul::load::<false>(&keys.rk[0]));
+        for k in &keys.rk[1..keys.rounds] {
+            x = _mm_aesenc_si128(x, pclmul::load::<false>(k));
+        }
+        _mm_aesenclast_si128(x, pclmul::load::<false>(&keys.rk[keys.rounds]))
+    }
+
+    /// Encryption (`ENC`) or one-pass decryption of `len` bytes from `inp` to `out`; returns
+    /// the full tag `GHASH(A, C) ^ E(J0)`.
+    ///
+    /// Short messages (no full 256-byte iteration, AAD of at most eight blocks) hash AAD,
+    /// ciphertext and the length block in one aggregated multiply with a single reduction;
+    /// longer ones hash the AAD first and the tail with the length block.
+    ///
+    /// # Safety
+    /// `inp` is readable and `out` writable for `len` bytes; they are equal or do not overlap.
+    /// `keys.rounds` is 10, 12 or 14; `key` holds H^1..H^32.
+    #[inline]
+    unsafe fn aead<const ENC: bool>(keys: &RoundKeys, key: &Key, j0: &[u8; 16], aad: &[u8], inp: *const u8, out: *mut u8, len: usize) -> [u8; 16] {
+        let ej0 = encrypt_j0(keys, j0);
+        let mut y = _mm_setzero_si128();
+        // AAD (if short) | tail ciphertext | length block; at most 8 + 16 + 1 blocks.
+        let mut buf = [[0u8; 16]; 32];
+        let mut n = 0;
+        if len < 256 && aad.len() <= 128 {
+            let (blocks, rest) = aad.as_chunks::<16>();
+            buf[..blocks.len()].copy_from_slice(blocks);
+            n = blocks.len();
+            if !rest.is_empty() {
+                buf[n][..rest.len()].copy_from_slice(rest);
+                n += 1;
+            }
+        } else {
+            ghash_padded(key, &mut y, aad);
+        }
+        let mut ctr = first_counters(j0);
+        // SAFETY: forwarded from the caller.
+        n += unsafe {
+            match keys.rounds {
+                10 => crypt::<10, ENC, true>(keys, key, &mut y, &mut ctr, inp, out, len, &mut buf[n..]),
+                12 => crypt::<12, ENC, true>(keys, key, &mut y, &mut ctr, inp, out, len, &mut buf[n..]),
+                _ => crypt::<14, ENC, true>(keys, key, &mut y, &mut ctr, inp, out, len, &mut buf[n..]),
+            }
+        };
+        buf[n][..8].copy_from_slice(&((aad.len() as u64).wrapping_mul(8)).to_be_bytes());
+        buf[n][8..].copy_from_slice(&((len as u64).wrapping_mul(8)).to_be_bytes());
+        n += 1;
+        let mut acc = 0u128;
+        pclmul::store_u128(&mut acc, y);
+        gh::update::<true>(key, &mut acc, &buf[..n]);
+        let s = _mm_shuffle_epi8(pclmul::load_u128(&acc), pclmul::bswap_mask());
+        let mut tag = [0u8; 16];
+        // SAFETY: 16 writable bytes.
+        unsafe { _mm_storeu_si128(tag.as_mut_ptr().cast(), _mm_xor_si128(s, ej0)) };
+        tag
+    }
+
+    /// The full tag of `(aad, ct)` without decrypting: the first pass of an out-of-place
+    /// decryption, which must not write its output before the tag is checked.
+    pub(crate) fn tag_only(keys: &RoundKeys, key: &Key, j0: &[u8; 16], aad: &[u8], ct: &[u8]) -> [u8; 16] {
+        let ej0 = encrypt_j0(keys, j0);
+        let mut y = _mm_setzero_si128();
+        ghash_padded(key, &mut y, aad);
+        ghash_padded(key, &mut y, ct);
+        let mut lens = [0u8; 16];
+        lens[..8].copy_from_slice(&((aad.len() as u64).wrapping_mul(8)).to_be_bytes());
+        lens[8..].copy_from_slice(&((ct.len() as u64).wrapping_mul(8)).to_be_bytes());
+        let mut acc = 0u128;
+        pclmul::store_u128(&mut acc, y);
+        gh::update::<true>(key, &mut acc, &[lens]);
+        let s = _mm_shuffle_epi8(pclmul::load_u128(&acc), pclmul::bswap_mask());
+        let mut tag = [0u8; 16];
+        // SAFETY: 16 writable bytes.
+        unsafe { _mm_storeu_si128(tag.as_mut_ptr().cast(), _mm_xor_si128(s, ej0)) };
+        tag
+    }
+
+    /// Encrypts `len` bytes from `inp` to `out`; returns the full tag.
+    ///
+    /// # Safety
+    /// As [`aead`].
+    pub(crate) unsafe fn seal(keys: &RoundKeys, key: &Key, j0: &[u8; 16], aad: &[u8], inp: *const u8, out: *mut u8, len: usize) -> [u8; 16] {
+        // SAFETY: forwarded from the caller.
+        unsafe { aead::<true>(keys, key, j0, aad, inp, out, len) }
+    }
+
+    /// Decrypts in one pass, hashing the ciphertext as it goes; returns the expected tag.
+    ///
+    /// # Safety
+    /// As [`aead`].
+    pub(crate) unsafe fn open(keys: &RoundKeys, key: &Key, j0: &[u8; 16], aad: &[u8], inp: *const u8, out: *mut u8, len: usize) -> [u8; 16] {
+        // SAFETY: forwarded from the caller.
+        unsafe { aead::<false>(keys, key, j0, aad, inp, out, len) }
+    }
+
+    /// Plain CTR from `inc32(J0)`: undoes [`open`] on a failed tag, or decrypts after a
+    /// separate check.
+    ///
+    /// # Safety
+    /// As [`seal`].
+    pub(crate) unsafe fn ctr(keys: &RoundKeys, j0: &[u8; 16], inp: *const u8, out: *mut u8, len: usize) {
+        let mut y = _mm_setzero_si128();
+        let mut ctr = first_counters(j0);
+        // The key table is not read when HASH is false.
+        let key = &Key::ZERO;
+        // SAFETY: forwarded from the caller.
+        unsafe {
+            match keys.rounds {
+                10 => crypt::<10, false, false>(keys, key, &mut y, &mut ctr, inp, out, len, &mut []),
+                12 => crypt::<12, false, false>(keys, key, &mut y, &mut ctr, inp, out, len, &mut []),
+                _ => crypt::<14, false, false>(keys, key, &mut y, &mut ctr, inp, out, len, &mut []),
+            };
+        }
+    }
+}
+
+/// Round keys for this engine; holding one proves the CPU passed its detection (and
+/// AES-NI's, for the key schedule).
+#[derive(Clone)]
+pub(crate) struct Vaes512 {
+    keys: RoundKeys,
+}
+
+impl Vaes512 {
+    /// Expands `key`; `None` if the CPU lacks the engine's features, the key length is not an
+    /// AES one, or `E_K(0)` differs from `h` (the caller's cipher is not AES under `key`).
+    pub(crate) fn new(key: &[u8], h: &[u8; 16]) -> Option<Self> {
+        if !(available() && super::aesni::available()) {
+            return None;
+        }
+        // SAFETY: detection of AES-NI succeeded just above.
+        let keys = unsafe { super::aesni::expand(key) }?;
+        // SAFETY: as above.
+        let e0 = unsafe { super::aesni::encrypt_block(&keys, &[0; 16]) };
+        ctutils::CtEq::ct_eq(&e0[..], &h[..])
+            .to_bool()
+            .then_some(Self { keys })
+    }
+
+    /// Encrypts `buffer`; returns the full tag. `key` holds H^1..H^32.
+    pub(crate) fn seal(
+        &self,
+        key: &Key,
+        j0: &[u8; 16],
+        aad: &[u8],
+        buffer: InOutBuf<'_, '_, u8>,
+    ) -> [u8; 16] {
+        let len = buffer.len();
+        let (inp, out) = buffer.into_raw();
+        // SAFETY: a `Vaes512` exists only after detection succeeded (`new`); `InOutBuf`
+        // guarantees `len` valid bytes at `inp` and `out`, equal or disjoint; `rounds` comes
+        // from our key schedule.
+        unsafe { seal(&self.keys, key, j0, aad, inp, out, len) }
+    }
+
+    /// Decrypts `buffer` in one pass; returns the expected full tag. The caller undoes the
+    /// decryption with [`Self::ctr_in_place`] if the tag does not match.
+    pub(crate) fn open_in_place(
+        &self,
+        key: &Key,
+        j0: &[u8; 16],
+        aad: &[u8],
+        buffer: &mut [u8],
+    ) -> [u8; 16] {
+        let p = buffer.as_mut_ptr();
+        // SAFETY: detection as in `seal`; one buffer, read and written in place.
+        unsafe { open(&self.keys, key, j0, aad, p, p, buffer.len()) }
+    }
+
+    /// The keystream from `inc32(J0)` XORed over `buffer`.
+    pub(crate) fn ctr_in_place(&self, j0: &[u8; 16], buffer: &mut [u8]) {
+        let p = buffer.as_mut_ptr();
+        // SAFETY: detection as in `seal`; one buffer, in place.
+        unsafe { ctr(&self.keys, j0, p, p, buffer.len()) }
+    }
+
+    /// The keystream from `inc32(J0)` XORed over the input, written to the output.
+    pub(crate) fn ctr(&self, j0: &[u8; 16], buffer: InOutBuf<'_, '_, u8>) {
+        let len = buffer.len();
+        let (inp, out) = buffer.into_raw();
+        // SAFETY: detection as in `seal`; `InOutBuf` guarantees the pointers.
+        unsafe { ctr(&self.keys, j0, inp, out, len) }
+    }
+
+    /// The expected full tag of `(aad, ct)`, without decrypting.
+    pub(crate) fn tag(&self, key: &Key, j0: &[u8; 16], aad: &[u8], ct: &[u8]) -> [u8; 16] {
+        // SAFETY: detection as in `seal`.
+        unsafe { tag_only(&self.keys, key, j0, aad, ct) }
+    }
+}
