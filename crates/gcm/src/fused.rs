@@ -13,7 +13,10 @@
 
 use crate::{Block, Error, tag_matches};
 use aead::inout::InOutBuf;
+use clmul_core::__private::Key;
 
+#[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+use crate::x86::aesni_gcm::AesNiGcm;
 #[cfg(target_arch = "x86_64")]
 use crate::x86::vaes512::Vaes512;
 
@@ -24,15 +27,20 @@ use crate::x86::vaes512::Vaes512;
 pub enum Engine {
     /// The generic two-pass path (any block cipher): CTR with the cipher, then GHASH.
     Generic,
+    /// AES-NI + PCLMULQDQ on 128-bit registers, 8 blocks per iteration.
+    #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+    AesNi,
     /// VAES + VPCLMULQDQ on 512-bit registers, 16 blocks per iteration.
     #[cfg(target_arch = "x86_64")]
     Vaes512,
 }
 
 impl Engine {
-    /// Every engine compiled for this target, generic first.
+    /// Every engine compiled for this target, slowest first.
     pub const ALL: &'static [Engine] = &[
         Engine::Generic,
+        #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+        Engine::AesNi,
         #[cfg(target_arch = "x86_64")]
         Engine::Vaes512,
     ];
@@ -41,25 +49,86 @@ impl Engine {
     pub fn is_available(self) -> bool {
         match self {
             Engine::Generic => true,
+            #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+            Engine::AesNi => crate::x86::aesni_gcm::available() && crate::x86::aesni::available(),
             #[cfg(target_arch = "x86_64")]
             Engine::Vaes512 => crate::x86::vaes512::available() && crate::x86::aesni::available(),
         }
     }
 
-    /// The fastest engine this CPU can run for AES keys.
+    /// The engines this CPU can run, slowest first.
+    pub fn available() -> impl Iterator<Item = Engine> {
+        Self::ALL.iter().copied().filter(|e| e.is_available())
+    }
+
+    /// The fastest engine this CPU can run for AES keys (the generic one when the build sets
+    /// `--cfg polyval_backend="soft"`, which asks for portable code only).
     pub fn detect() -> Engine {
-        Self::ALL
-            .iter()
-            .copied()
-            .filter(|e| e.is_available())
-            .last()
-            .unwrap_or(Engine::Generic)
+        if cfg!(polyval_backend = "soft") {
+            return Engine::Generic;
+        }
+        Self::available().last().unwrap_or(Engine::Generic)
     }
 }
+
+/// What every fused engine provides (all through `&self`, keys checked at construction).
+trait Kernel {
+    /// Encrypts `buffer`; returns the full tag.
+    fn seal(&self, key: &Key, j0: &[u8; 16], aad: &[u8], buffer: InOutBuf<'_, '_, u8>) -> [u8; 16];
+    /// Decrypts in place in one pass; returns the expected full tag.
+    fn open_in_place(&self, key: &Key, j0: &[u8; 16], aad: &[u8], buffer: &mut [u8]) -> [u8; 16];
+    /// XORs the keystream from `inc32(J0)` over `buffer`.
+    fn ctr_in_place(&self, j0: &[u8; 16], buffer: &mut [u8]);
+    /// XORs the keystream over the input into the output.
+    fn ctr(&self, j0: &[u8; 16], buffer: InOutBuf<'_, '_, u8>);
+    /// The expected full tag, without decrypting.
+    fn tag(&self, key: &Key, j0: &[u8; 16], aad: &[u8], ct: &[u8]) -> [u8; 16];
+}
+
+macro_rules! impl_kernel {
+    ($t:ty) => {
+        impl Kernel for $t {
+            fn seal(
+                &self,
+                key: &Key,
+                j0: &[u8; 16],
+                aad: &[u8],
+                buffer: InOutBuf<'_, '_, u8>,
+            ) -> [u8; 16] {
+                <$t>::seal(self, key, j0, aad, buffer)
+            }
+            fn open_in_place(
+                &self,
+                key: &Key,
+                j0: &[u8; 16],
+                aad: &[u8],
+                buffer: &mut [u8],
+            ) -> [u8; 16] {
+                <$t>::open_in_place(self, key, j0, aad, buffer)
+            }
+            fn ctr_in_place(&self, j0: &[u8; 16], buffer: &mut [u8]) {
+                <$t>::ctr_in_place(self, j0, buffer)
+            }
+            fn ctr(&self, j0: &[u8; 16], buffer: InOutBuf<'_, '_, u8>) {
+                <$t>::ctr(self, j0, buffer)
+            }
+            fn tag(&self, key: &Key, j0: &[u8; 16], aad: &[u8], ct: &[u8]) -> [u8; 16] {
+                <$t>::tag(self, key, j0, aad, ct)
+            }
+        }
+    };
+}
+
+#[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+impl_kernel!(AesNiGcm);
+#[cfg(target_arch = "x86_64")]
+impl_kernel!(Vaes512);
 
 /// Round keys for one of the fused engines.
 #[derive(Clone)]
 pub(crate) enum Fused {
+    #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+    AesNi(AesNiGcm),
     #[cfg(target_arch = "x86_64")]
     Vaes512(Vaes512),
 }
@@ -69,18 +138,27 @@ impl Fused {
     /// schedule agrees with the caller's cipher on `E_K(0) = h`.
     pub(crate) fn new(engine: Engine, key: &[u8], h: &Block) -> Option<Self> {
         let h: &[u8; 16] = h.as_ref();
+        let _ = (key, h);
         match engine {
             Engine::Generic => None,
+            #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+            Engine::AesNi => AesNiGcm::new(key, h).map(Fused::AesNi),
             #[cfg(target_arch = "x86_64")]
             Engine::Vaes512 => Vaes512::new(key, h).map(Fused::Vaes512),
         }
     }
 
-    pub(crate) fn engine(&self) -> Engine {
+    fn kernel(&self) -> (&dyn Kernel, Engine) {
         match self {
+            #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+            Fused::AesNi(k) => (k, Engine::AesNi),
             #[cfg(target_arch = "x86_64")]
-            Fused::Vaes512(_) => Engine::Vaes512,
+            Fused::Vaes512(k) => (k, Engine::Vaes512),
         }
+    }
+
+    pub(crate) fn engine(&self) -> Engine {
+        self.kernel().1
     }
 
     /// Encrypts `buffer` and returns the full tag. `ghash` has its powers precomputed.
@@ -92,10 +170,7 @@ impl Fused {
         buffer: InOutBuf<'_, '_, u8>,
     ) -> Block {
         let (key, _) = ghash.__key();
-        match self {
-            #[cfg(target_arch = "x86_64")]
-            Fused::Vaes512(k) => k.seal(key, j0.as_ref(), aad, buffer).into(),
-        }
+        self.kernel().0.seal(key, j0.as_ref(), aad, buffer).into()
     }
 
     /// Checks the tag and decrypts; on failure the buffer's output is as it was.
@@ -109,29 +184,46 @@ impl Fused {
     ) -> Result<(), Error> {
         let (key, _) = ghash.__key();
         let j0: &[u8; 16] = j0.as_ref();
+        let k = self.kernel().0;
         let in_place = core::ptr::eq(buffer.get_in().as_ptr(), buffer.get_out().as_ptr());
-        match self {
-            #[cfg(target_arch = "x86_64")]
-            Fused::Vaes512(k) => {
-                if in_place {
-                    let buf = buffer.get_out();
-                    let expected: Block = k.open_in_place(key, j0, aad, buf).into();
-                    if tag_matches(&expected, tag) {
-                        return Ok(());
-                    }
-                    // Undo the decryption: the same keystream over the plaintext gives back
-                    // the ciphertext, byte for byte.
-                    k.ctr_in_place(j0, buf);
-                    Err(Error)
-                } else {
-                    let expected: Block = k.tag(key, j0, aad, buffer.get_in()).into();
-                    if !tag_matches(&expected, tag) {
-                        return Err(Error);
-                    }
-                    k.ctr(j0, buffer);
-                    Ok(())
-                }
+        if in_place {
+            let buf = buffer.get_out();
+            let expected: Block = k.open_in_place(key, j0, aad, buf).into();
+            if tag_matches(&expected, tag) {
+                return Ok(());
             }
+            // Undo the decryption: the same keystream over the plaintext gives back the
+            // ciphertext, byte for byte.
+            k.ctr_in_place(j0, buf);
+            Err(Error)
+        } else {
+            let expected: Block = k.tag(key, j0, aad, buffer.get_in()).into();
+            if !tag_matches(&expected, tag) {
+                return Err(Error);
+            }
+            k.ctr(j0, buffer);
+            Ok(())
         }
     }
+}
+
+/// Copies `data` into whole zero-padded blocks at the start of `out`; returns how many.
+/// `out` must have room (`data.len() <= 16 * out.len()`).
+pub(crate) fn copy_padded(data: &[u8], out: &mut [[u8; 16]]) -> usize {
+    let (blocks, rest) = data.as_chunks::<16>();
+    out[..blocks.len()].copy_from_slice(blocks);
+    if rest.is_empty() {
+        blocks.len()
+    } else {
+        out[blocks.len()][..rest.len()].copy_from_slice(rest);
+        blocks.len() + 1
+    }
+}
+
+/// GCM's length block: `[bits(A)]_64 || [bits(C)]_64`, big-endian.
+pub(crate) fn length_block(aad_len: usize, ct_len: usize) -> [u8; 16] {
+    let mut b = [0u8; 16];
+    b[..8].copy_from_slice(&crate::bits(aad_len).to_be_bytes());
+    b[8..].copy_from_slice(&crate::bits(ct_len).to_be_bytes());
+    b
 }

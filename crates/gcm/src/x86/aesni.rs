@@ -86,3 +86,19 @@ clmul_core::target_tier! {
         out
     }
 }
+
+/// Our key schedule for `key`, if AES-NI is there, `key` has an AES length and the schedule
+/// reproduces `h = E_K(0^128)` (which proves the caller's cipher is AES under `key`). The
+/// comparison is constant time.
+pub(crate) fn checked_schedule(key: &[u8], h: &[u8; 16]) -> Option<RoundKeys> {
+    if !available() {
+        return None;
+    }
+    // SAFETY: detection of AES-NI succeeded just above.
+    let keys = unsafe { expand(key) }?;
+    // SAFETY: as above.
+    let e0 = unsafe { encrypt_block(&keys, &[0; 16]) };
+    ctutils::CtEq::ct_eq(&e0[..], &h[..])
+        .to_bool()
+        .then_some(keys)
+}

@@ -4,5 +4,6 @@
 #![allow(unsafe_code)]
 
 pub(crate) mod aesni;
+pub(crate) mod aesni_gcm;
 #[cfg(target_arch = "x86_64")]
 pub(crate) mod vaes512;

@@ -231,13 +231,7 @@ clmul_core::target_tier! {
         let mut buf = [[0u8; 16]; 32];
         let mut n = 0;
         if len < 256 && aad.len() <= 128 {
-            let (blocks, rest) = aad.as_chunks::<16>();
-            buf[..blocks.len()].copy_from_slice(blocks);
-            n = blocks.len();
-            if !rest.is_empty() {
-                buf[n][..rest.len()].copy_from_slice(rest);
-                n += 1;
-            }
+            n = crate::fused::copy_padded(aad, &mut buf);
         } else {
             ghash_padded(key, &mut y, aad);
         }
@@ -250,8 +244,7 @@ clmul_core::target_tier! {
                 _ => crypt::<14, ENC, true>(keys, key, &mut y, &mut ctr, inp, out, len, &mut buf[n..]),
             }
         };
-        buf[n][..8].copy_from_slice(&((aad.len() as u64).wrapping_mul(8)).to_be_bytes());
-        buf[n][8..].copy_from_slice(&((len as u64).wrapping_mul(8)).to_be_bytes());
+        buf[n] = crate::fused::length_block(aad.len(), len);
         n += 1;
         let mut acc = 0u128;
         pclmul::store_u128(&mut acc, y);
@@ -270,9 +263,7 @@ clmul_core::target_tier! {
         let mut y = _mm_setzero_si128();
         ghash_padded(key, &mut y, aad);
         ghash_padded(key, &mut y, ct);
-        let mut lens = [0u8; 16];
-        lens[..8].copy_from_slice(&((aad.len() as u64).wrapping_mul(8)).to_be_bytes());
-        lens[8..].copy_from_slice(&((ct.len() as u64).wrapping_mul(8)).to_be_bytes());
+        let lens = crate::fused::length_block(aad.len(), ct.len());
         let mut acc = 0u128;
         pclmul::store_u128(&mut acc, y);
         gh::update::<true>(key, &mut acc, &[lens]);

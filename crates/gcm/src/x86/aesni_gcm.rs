@@ -1,0 +1,315 @@
+//! Fused AES-CTR + GHASH on AES-NI and 128-bit PCLMULQDQ (x86 and x86_64 without VAES).
+//!
+//! The design of [`super::vaes512`] on 128-bit registers: eight blocks per iteration; while the
+//! AES rounds of iteration `i`'s counter blocks run, the GHASH multiplies of iteration
+//! `i - 1`'s ciphertext (encryption) or of iteration `i`'s ciphertext (decryption) proceed
+//! against H^8..H^1 (Karatsuba, three `pclmulqdq` a block), with one reduction per iteration.
+//! The tail (under 128 bytes) goes block by block, a partial block through a stack copy, and
+//! is hashed with the length block in one aggregated multiply.
+
+#[cfg(target_arch = "x86")]
+use core::arch::x86::*;
+#[cfg(target_arch = "x86_64")]
+use core::arch::x86_64::*;
+
+use super::aesni::RoundKeys;
+use aead::inout::InOutBuf;
+use clmul_core::__private::{Key, pclmul};
+
+/// Blocks per iteration.
+const BLOCKS: usize = 8;
+
+clmul_core::target_tier! {
+    detect cpuid = ["aes", "pclmulqdq", "sse2", "ssse3"];
+
+    #[inline]
+    fn round_keys<const R: usize>(keys: &RoundKeys) -> [__m128i; 15] {
+        let mut out = [_mm_setzero_si128(); 15];
+        for (o, k) in out.iter_mut().zip(&keys.rk).take(R + 1) {
+            *o = pclmul::load::<false>(k);
+        }
+        out
+    }
+
+    #[inline]
+    fn aes_n<const R: usize, const N: usize>(rk: &[__m128i; 15], mut x: [__m128i; N]) -> [__m128i; N] {
+        for v in &mut x {
+            *v = _mm_xor_si128(*v, rk[0]);
+        }
+        for k in &rk[1..R] {
+            for v in &mut x {
+                *v = _mm_aesenc_si128(*v, *k);
+            }
+        }
+        for v in &mut x {
+            *v = _mm_aesenclast_si128(*v, rk[R]);
+        }
+        x
+    }
+
+    /// GHASH of eight byte-reflected blocks against H^8..H^1, `y` added to the first; reduced.
+    #[inline]
+    fn ghash8(key: &Key, y: __m128i, x: &[__m128i; BLOCKS]) -> __m128i {
+        let (pow, powx) = key.tail(BLOCKS);
+        let mut acc = pclmul::acc_zero();
+        let mut first = y;
+        for ((v, h), hx) in x.iter().zip(pow).zip(powx) {
+            pclmul::mul_acc(&mut acc, _mm_xor_si128(*v, first), pclmul::load_u128(h), pclmul::load_u128(hx));
+            first = _mm_setzero_si128();
+        }
+        pclmul::reduce(acc)
+    }
+
+    /// CTR over `len` bytes from `inp` to `out`, counter `ctr` in byte-reversed form, hashing
+    /// the ciphertext (`HASH`) of all whole iterations into `y`; the tail's ciphertext,
+    /// zero-padded, goes to `tail_ct` (its block count is returned).
+    ///
+    /// # Safety
+    /// `inp` is readable and `out` writable for `len` bytes; they are equal or do not overlap.
+    #[inline]
+    unsafe fn crypt<const R: usize, const ENC: bool, const HASH: bool>(
+        keys: &RoundKeys,
+        key: &Key,
+        y: &mut __m128i,
+        ctr: &mut __m128i,
+        inp: *const u8,
+        out: *mut u8,
+        len: usize,
+        tail_ct: &mut [[u8; 16]],
+    ) -> usize {
+        let rk = round_keys::<R>(keys);
+        let bswap = pclmul::bswap_mask();
+        let one = _mm_set_epi32(0, 0, 0, 1);
+        let mut next = || {
+            let c = _mm_shuffle_epi8(*ctr, bswap);
+            *ctr = _mm_add_epi32(*ctr, one);
+            c
+        };
+        let mut off = 0;
+        let mut pending: Option<[__m128i; BLOCKS]> = None;
+        while len - off >= 16 * BLOCKS {
+            let mut c = [_mm_setzero_si128(); BLOCKS];
+            for v in &mut c {
+                *v = next();
+            }
+            let ks = aes_n::<R, BLOCKS>(&rk, c);
+            let mut data = [_mm_setzero_si128(); BLOCKS];
+            for (i, d) in data.iter_mut().enumerate() {
+                // SAFETY: `off + 128 <= len`: these 16 bytes are in `inp`.
+                *d = unsafe { _mm_loadu_si128(inp.add(off + 16 * i).cast()) };
+            }
+            if HASH && !ENC {
+                let mut r = data;
+                for v in &mut r {
+                    *v = _mm_shuffle_epi8(*v, bswap);
+                }
+                *y = ghash8(key, *y, &r);
+            }
+            if HASH && ENC {
+                if let Some(p) = pending {
+                    *y = ghash8(key, *y, &p);
+                }
+            }
+            let mut res = [_mm_setzero_si128(); BLOCKS];
+            for i in 0..BLOCKS {
+                res[i] = _mm_xor_si128(data[i], ks[i]);
+                // SAFETY: as above, within `out`.
+                unsafe { _mm_storeu_si128(out.add(off + 16 * i).cast(), res[i]) };
+            }
+            if HASH && ENC {
+                for v in &mut res {
+                    *v = _mm_shuffle_epi8(*v, bswap);
+                }
+                pending = Some(res);
+            }
+            off += 16 * BLOCKS;
+        }
+        if let Some(p) = pending {
+            *y = ghash8(key, *y, &p);
+        }
+        // Tail: block by block; a partial block through a zero-padded copy.
+        let rest = len - off;
+        let mut start = 0;
+        while start < rest {
+            let n = (rest - start).min(16);
+            let [k] = aes_n::<R, 1>(&rk, [next()]);
+            let mut block = [0u8; 16];
+            // SAFETY: `off + start + n <= len`: `n` readable bytes of `inp`.
+            unsafe { core::ptr::copy_nonoverlapping(inp.add(off + start), block.as_mut_ptr(), n) };
+            let d = pclmul::load::<false>(&block);
+            let mut res = [0u8; 16];
+            // SAFETY: 16 writable bytes.
+            unsafe { _mm_storeu_si128(res.as_mut_ptr().cast(), _mm_xor_si128(d, k)) };
+            // SAFETY: `n` writable bytes of `out`.
+            unsafe { core::ptr::copy_nonoverlapping(res.as_ptr(), out.add(off + start), n) };
+            if HASH {
+                let ct = &mut tail_ct[start / 16];
+                ct[..n].copy_from_slice(if ENC { &res[..n] } else { &block[..n] });
+            }
+            start += 16;
+        }
+        rest.div_ceil(16)
+    }
+
+    /// GHASH of `data` zero-padded, into `y`.
+    #[inline]
+    fn ghash_padded(key: &Key, y: &mut __m128i, data: &[u8]) {
+        let mut acc = 0u128;
+        pclmul::store_u128(&mut acc, *y);
+        let (blocks, rest) = data.as_chunks::<16>();
+        pclmul::update::<true>(key, &mut acc, blocks);
+        if !rest.is_empty() {
+            let mut last = [0u8; 16];
+            last[..rest.len()].copy_from_slice(rest);
+            pclmul::update::<true>(key, &mut acc, &[last]);
+        }
+        *y = pclmul::load_u128(&acc);
+    }
+
+    /// `E_K(J0)`.
+    #[inline]
+    fn encrypt_j0(keys: &RoundKeys, j0: &[u8; 16]) -> __m128i {
+        let mut x = _mm_xor_si128(pclmul::load::<false>(j0), pclmul::load::<false>(&keys.rk[0]));
+        for k in &keys.rk[1..keys.rounds] {
+            x = _mm_aesenc_si128(x, pclmul::load::<false>(k));
+        }
+        _mm_aesenclast_si128(x, pclmul::load::<false>(&keys.rk[keys.rounds]))
+    }
+
+    /// GHASH of `blocks` (the last of them the length block) into `y`, masked with `E(J0)`:
+    /// the full tag.
+    #[inline]
+    fn finish(key: &Key, y: __m128i, blocks: &[[u8; 16]], ej0: __m128i) -> [u8; 16] {
+        let mut acc = 0u128;
+        pclmul::store_u128(&mut acc, y);
+        pclmul::update::<true>(key, &mut acc, blocks);
+        let s = _mm_shuffle_epi8(pclmul::load_u128(&acc), pclmul::bswap_mask());
+        let mut tag = [0u8; 16];
+        // SAFETY: 16 writable bytes.
+        unsafe { _mm_storeu_si128(tag.as_mut_ptr().cast(), _mm_xor_si128(s, ej0)) };
+        tag
+    }
+
+    /// Encryption (`ENC`) or one-pass decryption; returns the full tag. Short messages hash
+    /// AAD, ciphertext and lengths in one aggregated multiply.
+    ///
+    /// # Safety
+    /// As [`crypt`]; `keys.rounds` is 10, 12 or 14.
+    #[inline]
+    unsafe fn aead<const ENC: bool>(keys: &RoundKeys, key: &Key, j0: &[u8; 16], aad: &[u8], inp: *const u8, out: *mut u8, len: usize) -> [u8; 16] {
+        let ej0 = encrypt_j0(keys, j0);
+        let mut y = _mm_setzero_si128();
+        let mut buf = [[0u8; 16]; 32];
+        let mut n = 0;
+        if len < 16 * BLOCKS && aad.len() <= 128 {
+            n = crate::fused::copy_padded(aad, &mut buf);
+        } else {
+            ghash_padded(key, &mut y, aad);
+        }
+        let mut ctr = _mm_add_epi32(pclmul::load::<true>(j0), _mm_set_epi32(0, 0, 0, 1));
+        // SAFETY: forwarded from the caller.
+        n += unsafe {
+            match keys.rounds {
+                10 => crypt::<10, ENC, true>(keys, key, &mut y, &mut ctr, inp, out, len, &mut buf[n..]),
+                12 => crypt::<12, ENC, true>(keys, key, &mut y, &mut ctr, inp, out, len, &mut buf[n..]),
+                _ => crypt::<14, ENC, true>(keys, key, &mut y, &mut ctr, inp, out, len, &mut buf[n..]),
+            }
+        };
+        buf[n] = crate::fused::length_block(aad.len(), len);
+        finish(key, y, &buf[..=n], ej0)
+    }
+
+    /// Plain CTR from `inc32(J0)`.
+    ///
+    /// # Safety
+    /// As [`crypt`].
+    unsafe fn ctr(keys: &RoundKeys, j0: &[u8; 16], inp: *const u8, out: *mut u8, len: usize) {
+        let mut y = _mm_setzero_si128();
+        let mut ctr = _mm_add_epi32(pclmul::load::<true>(j0), _mm_set_epi32(0, 0, 0, 1));
+        let key = &Key::ZERO;
+        // SAFETY: forwarded from the caller.
+        unsafe {
+            match keys.rounds {
+                10 => crypt::<10, false, false>(keys, key, &mut y, &mut ctr, inp, out, len, &mut []),
+                12 => crypt::<12, false, false>(keys, key, &mut y, &mut ctr, inp, out, len, &mut []),
+                _ => crypt::<14, false, false>(keys, key, &mut y, &mut ctr, inp, out, len, &mut []),
+            };
+        }
+    }
+
+    /// The full tag of `(aad, ct)` without decrypting.
+    fn tag_only(keys: &RoundKeys, key: &Key, j0: &[u8; 16], aad: &[u8], ct: &[u8]) -> [u8; 16] {
+        let ej0 = encrypt_j0(keys, j0);
+        let mut y = _mm_setzero_si128();
+        ghash_padded(key, &mut y, aad);
+        ghash_padded(key, &mut y, ct);
+        finish(key, y, &[crate::fused::length_block(aad.len(), ct.len())], ej0)
+    }
+}
+
+/// Round keys for this engine; holding one proves the CPU passed its detection.
+#[derive(Clone)]
+pub(crate) struct AesNiGcm {
+    keys: RoundKeys,
+}
+
+impl AesNiGcm {
+    /// Expands `key`; `None` if the CPU lacks the engine's features, the key length is not an
+    /// AES one, or `E_K(0)` differs from `h`.
+    pub(crate) fn new(key: &[u8], h: &[u8; 16]) -> Option<Self> {
+        if !(available() && super::aesni::available()) {
+            return None;
+        }
+        super::aesni::checked_schedule(key, h).map(|keys| Self { keys })
+    }
+
+    /// Encrypts `buffer`; returns the full tag. `key` holds H^1..H^8 at least.
+    pub(crate) fn seal(
+        &self,
+        key: &Key,
+        j0: &[u8; 16],
+        aad: &[u8],
+        buffer: InOutBuf<'_, '_, u8>,
+    ) -> [u8; 16] {
+        let len = buffer.len();
+        let (inp, out) = buffer.into_raw();
+        // SAFETY: an `AesNiGcm` exists only after detection succeeded (`new`); `InOutBuf`
+        // guarantees `len` valid bytes at `inp` and `out`, equal or disjoint; `rounds` comes
+        // from our key schedule.
+        unsafe { aead::<true>(&self.keys, key, j0, aad, inp, out, len) }
+    }
+
+    /// Decrypts `buffer` in one pass; returns the expected full tag.
+    pub(crate) fn open_in_place(
+        &self,
+        key: &Key,
+        j0: &[u8; 16],
+        aad: &[u8],
+        buffer: &mut [u8],
+    ) -> [u8; 16] {
+        let p = buffer.as_mut_ptr();
+        // SAFETY: detection as in `seal`; one buffer, in place.
+        unsafe { aead::<false>(&self.keys, key, j0, aad, p, p, buffer.len()) }
+    }
+
+    /// The keystream from `inc32(J0)` XORed over `buffer`.
+    pub(crate) fn ctr_in_place(&self, j0: &[u8; 16], buffer: &mut [u8]) {
+        let p = buffer.as_mut_ptr();
+        // SAFETY: detection as in `seal`; one buffer, in place.
+        unsafe { ctr(&self.keys, j0, p, p, buffer.len()) }
+    }
+
+    /// The keystream from `inc32(J0)` XORed over the input, written to the output.
+    pub(crate) fn ctr(&self, j0: &[u8; 16], buffer: InOutBuf<'_, '_, u8>) {
+        let len = buffer.len();
+        let (inp, out) = buffer.into_raw();
+        // SAFETY: detection as in `seal`; `InOutBuf` guarantees the pointers.
+        unsafe { ctr(&self.keys, j0, inp, out, len) }
+    }
+
+    /// The expected full tag of `(aad, ct)`, without decrypting.
+    pub(crate) fn tag(&self, key: &Key, j0: &[u8; 16], aad: &[u8], ct: &[u8]) -> [u8; 16] {
+        // SAFETY: detection as in `seal`.
+        unsafe { tag_only(&self.keys, key, j0, aad, ct) }
+    }
+}
