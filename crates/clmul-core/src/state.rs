@@ -187,7 +187,11 @@ impl<const GHASH: bool> Hasher<GHASH> {
     /// serve many messages through `&self`. Uses the powers computed so far (all of them after
     /// [`Self::precompute`]), in smaller strides if fewer are there.
     pub fn update_detached(&self, acc: &mut [u8; 16], blocks: &[[u8; 16]]) {
-        let mut a = if GHASH { u128::from_be_bytes(*acc) } else { u128::from_le_bytes(*acc) };
+        let mut a = if GHASH {
+            u128::from_be_bytes(*acc)
+        } else {
+            u128::from_le_bytes(*acc)
+        };
         let step = self.npow.min(self.backend.powers());
         if step >= blocks.len().min(self.backend.powers()) {
             self.kernel(&mut a, blocks);
@@ -196,7 +200,11 @@ impl<const GHASH: bool> Hasher<GHASH> {
                 self.kernel(&mut a, chunk);
             }
         }
-        *acc = if GHASH { a.to_be_bytes() } else { a.to_le_bytes() };
+        *acc = if GHASH {
+            a.to_be_bytes()
+        } else {
+            a.to_le_bytes()
+        };
     }
 
     /// For the fused AES-GCM kernels: the key table (with the powers computed so far).

@@ -155,6 +155,13 @@ impl UniversalHash for Polyval {
     fn finalize(self) -> Tag {
         self.inner.finalize().into()
     }
+
+    /// Output and reset by reference: no copy of the key table (the default clones the state).
+    fn finalize_reset(&mut self) -> Tag {
+        let tag = self.inner.finalize().into();
+        self.inner.reset();
+        tag
+    }
 }
 
 impl Reset for Polyval {

@@ -137,11 +137,28 @@ crate::target_tier! {
     }
 
     /// Computes H^(have+1)..H^want.
+    ///
+    /// Doubling rounds (H^(h+1..2h) = H^(1..h) * H^h), in registers, so the multiplies of a
+    /// round are independent and overlap: a dependency depth of log2(want).
     pub fn fill_powers(key: &mut Key, have: usize, want: usize) {
-        key.fill(have, want, |a, b| {
-            let mut out = 0;
-            store_u128(&mut out, dot(load_u128(&a), load_u128(&b)));
-            out
-        });
+        use crate::POWERS;
+        let mut h = have;
+        while h < want {
+            let next = want.min(2 * h);
+            let top = load_u128(&key.pow[POWERS - h]);
+            let topx = _mm_xor_si128(top, _mm_shuffle_epi32::<0x4e>(top));
+            let mut k = h + 1;
+            while k <= next {
+                let mut acc = acc_zero();
+                mul_acc(&mut acc, load_u128(&key.pow[POWERS - (k - h)]), top, topx);
+                let p = reduce(acc);
+                // Whole-register stores, so that later loads of these entries are forwarded
+                // from the store buffer (a load spanning two 8-byte stores is not).
+                store_u128(&mut key.pow[POWERS - k], p);
+                store_u128(&mut key.powx[POWERS - k], _mm_xor_si128(p, _mm_shuffle_epi32::<0x4e>(p)));
+                k += 1;
+            }
+            h = next;
+        }
     }
 }
