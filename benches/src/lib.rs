@@ -1,1 +1,115 @@
-//! Benchmarks live in `benches/`.
+//! Helpers shared by the criterion benches in `benches/` and the `report` tool.
+//!
+//! Criterion reports time, and time is what the machine's TSC counts, but the TSC ticks at a
+//! fixed rate that is not the core clock. To turn nanoseconds into cycles per byte the benches
+//! measure the core clock themselves ([`estimate_core_ghz`]) and leave it beside criterion's
+//! results ([`write_core_ghz`]), where `report` finds it.
+#![forbid(unsafe_code)]
+
+use std::hint::black_box;
+use std::path::PathBuf;
+use std::time::Instant;
+
+/// The file, inside criterion's output directory, that holds the measured core clock in GHz.
+pub const CORE_GHZ_FILE: &str = "core-ghz.txt";
+
+/// Where criterion writes its results, found the way criterion finds it: `$CRITERION_HOME`,
+/// else `$CARGO_TARGET_DIR/criterion`, else `<target>/criterion` from the running bench's own
+/// path (`<target>/<profile>/deps/<bench>-<hash>`).
+pub fn criterion_dir() -> Option<PathBuf> {
+    if let Some(home) = std::env::var_os("CRITERION_HOME") {
+        return Some(PathBuf::from(home));
+    }
+    if let Some(target) = std::env::var_os("CARGO_TARGET_DIR") {
+        return Some(PathBuf::from(target).join("criterion"));
+    }
+    let exe = std::env::current_exe().ok()?;
+    Some(exe.ancestors().nth(3)?.join("criterion"))
+}
+
+/// Steps of the dependent chain per timed trial (each step is 8 links: 16 cycles), so a trial
+/// lasts about a quarter of a millisecond: short enough that most trials run without being
+/// preempted on a machine shared with other work.
+const STEPS: u64 = 1 << 16;
+/// Timed trials; the fastest one counts.
+const TRIALS: usize = 100;
+
+/// Estimates the core clock in GHz from a chain of dependent one-cycle integer operations.
+///
+/// Each link of the chain is `x = x.rotate_left(1) ^ k`: a rotate by an immediate and an xor,
+/// each one cycle of latency on current x86-64 and aarch64 cores, and each needing the previous
+/// result, so `n` links take `2n` core cycles however wide the machine is. (`k` comes through
+/// `black_box`, so the compiler cannot fold the chain into a closed form; the loop is unrolled
+/// eight links deep so that loop control hides in spare issue slots.) The estimate is the
+/// fastest of many short trials: preemption, a clock still ramping up, or a time slice shared
+/// with another process can only make a trial look slower, never faster.
+pub fn estimate_core_ghz() -> f64 {
+    let k = black_box(0x9e37_79b9_7f4a_7c15_u64);
+    let mut best = 0.0_f64;
+    for _ in 0..TRIALS {
+        let mut x = black_box(1_u64);
+        let start = Instant::now();
+        for _ in 0..STEPS {
+            x = x.rotate_left(1) ^ k;
+            x = x.rotate_left(1) ^ k;
+            x = x.rotate_left(1) ^ k;
+            x = x.rotate_left(1) ^ k;
+            x = x.rotate_left(1) ^ k;
+            x = x.rotate_left(1) ^ k;
+            x = x.rotate_left(1) ^ k;
+            x = x.rotate_left(1) ^ k;
+        }
+        let elapsed = start.elapsed();
+        black_box(x);
+        let cycles = (16 * STEPS) as f64;
+        best = best.max(cycles / elapsed.as_nanos().max(1) as f64);
+    }
+    best
+}
+
+/// [`estimate_core_ghz`], printed to stderr with `when` ("before", "after").
+pub fn measure_core_ghz(when: &str) -> f64 {
+    let ghz = estimate_core_ghz();
+    eprintln!("core clock {when}: {ghz:.3} GHz (dependent rotate/xor chain, fastest of {TRIALS})");
+    ghz
+}
+
+/// Writes the core clock to `<criterion dir>/core-ghz.txt`, where the `report` tool reads it.
+///
+/// A failure to write is reported on stderr and otherwise ignored: the timings themselves do
+/// not depend on it.
+pub fn write_core_ghz(ghz: f64) {
+    let Some(dir) = criterion_dir() else {
+        eprintln!("no criterion directory found; core clock not written");
+        return;
+    };
+    let path = dir.join(CORE_GHZ_FILE);
+    let written =
+        std::fs::create_dir_all(&dir).and_then(|()| std::fs::write(&path, format!("{ghz:.4}\n")));
+    match written {
+        Ok(()) => eprintln!("core clock {ghz:.3} GHz written to {}", path.display()),
+        Err(e) => eprintln!("could not write {}: {e}", path.display()),
+    }
+}
+
+/// Runs `benches` between two core clock estimates, and records the higher one (see
+/// [`write_core_ghz`]): a bench binary's `main`.
+pub fn run_with_core_clock(benches: impl FnOnce()) {
+    let before = measure_core_ghz("before");
+    benches();
+    let after = measure_core_ghz("after");
+    write_core_ghz(before.max(after));
+}
+
+/// `len` bytes of fixed pseudo-random data (xorshift64*), the same on every run.
+pub fn test_data(len: usize) -> Vec<u8> {
+    let mut s = 0x2545_f491_4f6c_dd1d_u64;
+    (0..len)
+        .map(|_| {
+            s ^= s >> 12;
+            s ^= s << 25;
+            s ^= s >> 27;
+            (s.wrapping_mul(0x2545_f491_4f6c_dd1d) >> 56) as u8
+        })
+        .collect()
+}
