@@ -1,10 +1,11 @@
+#![cfg(feature = "aes")]
 //! Every fused engine this CPU has against the generic two-pass path: every length 0..=1024
 //! and random lengths to 64 KiB, AAD lengths 0..=300, AES-128/192/256, encryption and
 //! decryption, in place and out of place, and forged tags refused with the buffer unchanged.
 //! Engines the CPU lacks are skipped with a message.
 
 use aes_gcm::{
-    AesGcm, __Engine as Engine,
+    __Engine as Engine, AesGcm,
     aead::{AeadInOut, KeyInit, array::Array, consts::U12, inout::InOutBuf},
     aes::{Aes128, Aes192, Aes256},
 };
@@ -32,12 +33,16 @@ fn engines() -> Vec<Engine> {
             eprintln!("note: this CPU lacks the {e:?} engine; skipping it");
         }
     }
-    Engine::available().filter(|e| *e != Engine::Generic).collect()
+    Engine::available()
+        .filter(|e| *e != Engine::Generic)
+        .collect()
 }
 
 fn check<A>(rng: &mut Rng, e: Engine, len: usize, aad_len: usize)
 where
-    A: cipher::BlockCipherEncrypt + cipher::BlockSizeUser<BlockSize = aes_gcm::aead::consts::U16> + KeyInit,
+    A: cipher::BlockCipherEncrypt
+        + cipher::BlockSizeUser<BlockSize = aes_gcm::aead::consts::U16>
+        + KeyInit,
 {
     let key = Array::try_from(&rng.bytes(A::KeySize::USIZE)[..]).unwrap();
     let nonce = Array::<u8, U12>::try_from(&rng.bytes(12)[..]).unwrap();
@@ -50,24 +55,34 @@ where
 
     // Encrypt in place vs generic.
     let mut a = pt.clone();
-    let ta = fused.encrypt_inout_detached(&nonce, &aad, a.as_mut_slice().into()).unwrap();
+    let ta = fused
+        .encrypt_inout_detached(&nonce, &aad, a.as_mut_slice().into())
+        .unwrap();
     let mut b = pt.clone();
-    let tb = generic.encrypt_inout_detached(&nonce, &aad, b.as_mut_slice().into()).unwrap();
+    let tb = generic
+        .encrypt_inout_detached(&nonce, &aad, b.as_mut_slice().into())
+        .unwrap();
     assert_eq!(a, b, "{e:?} ct len {len} aad {aad_len}");
     assert_eq!(ta, tb, "{e:?} tag len {len} aad {aad_len}");
 
     // Encrypt out of place into a garbage-filled buffer.
     let mut out = vec![0xa5; len];
-    let tc = fused.encrypt_inout_detached(&nonce, &aad, InOutBuf::new(&pt, &mut out).unwrap()).unwrap();
+    let tc = fused
+        .encrypt_inout_detached(&nonce, &aad, InOutBuf::new(&pt, &mut out).unwrap())
+        .unwrap();
     assert_eq!(out, b);
     assert_eq!(tc, tb);
 
     // Decrypt in place and out of place.
     let mut d = b.clone();
-    fused.decrypt_inout_detached(&nonce, &aad, d.as_mut_slice().into(), &tb).unwrap();
+    fused
+        .decrypt_inout_detached(&nonce, &aad, d.as_mut_slice().into(), &tb)
+        .unwrap();
     assert_eq!(d, pt);
     let mut out = vec![0x5a; len];
-    fused.decrypt_inout_detached(&nonce, &aad, InOutBuf::new(&b, &mut out).unwrap(), &tb).unwrap();
+    fused
+        .decrypt_inout_detached(&nonce, &aad, InOutBuf::new(&b, &mut out).unwrap(), &tb)
+        .unwrap();
     assert_eq!(out, pt);
 
     // A forged tag: refused, in-place buffer back to the ciphertext, out-of-place output
@@ -75,17 +90,29 @@ where
     let mut bad = tb;
     bad[rng.below(16)] ^= 1 << rng.below(8);
     let mut d = b.clone();
-    assert!(fused.decrypt_inout_detached(&nonce, &aad, d.as_mut_slice().into(), &bad).is_err());
+    assert!(
+        fused
+            .decrypt_inout_detached(&nonce, &aad, d.as_mut_slice().into(), &bad)
+            .is_err()
+    );
     assert_eq!(d, b, "{e:?} buffer restored, len {len}");
     let mut out = vec![0x77; len];
-    assert!(fused.decrypt_inout_detached(&nonce, &aad, InOutBuf::new(&b, &mut out).unwrap(), &bad).is_err());
+    assert!(
+        fused
+            .decrypt_inout_detached(&nonce, &aad, InOutBuf::new(&b, &mut out).unwrap(), &bad)
+            .is_err()
+    );
     assert!(out.iter().all(|&x| x == 0x77));
     // A flipped ciphertext bit: refused, buffer unchanged.
     if len > 0 {
         let mut d = b.clone();
         d[rng.below(len)] ^= 0x10;
         let before = d.clone();
-        assert!(fused.decrypt_inout_detached(&nonce, &aad, d.as_mut_slice().into(), &tb).is_err());
+        assert!(
+            fused
+                .decrypt_inout_detached(&nonce, &aad, d.as_mut_slice().into(), &tb)
+                .is_err()
+        );
         assert_eq!(d, before);
     }
 }

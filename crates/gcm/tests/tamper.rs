@@ -1,41 +1,76 @@
 //! Forgeries are refused and leave the caller's buffers exactly as they were.
 //!
 //! Hunts the bug of aes-gcm 0.10.0-0.10.2 (GHSA-423w-p2w9-r7vq): decrypting before checking
-//! the tag, which leaves unauthenticated plaintext in the buffer when the tag is wrong. Every
-//! bit of a short ciphertext and of the tag is flipped, and every byte of the associated data;
-//! each must give `Err`, with the in-place buffer (a `Vec`, length included, through
-//! `decrypt_in_place`) and the out-of-place output (garbage-filled beforehand) unchanged.
+//! the tag, which leaves unauthenticated plaintext in the buffer when the tag is wrong. Bits of
+//! the ciphertext (all of them for short messages, a selection around every 16-, 64- and
+//! 256-byte boundary and the ends for long ones), every bit of the tag and bytes of the
+//! associated data are flipped; each forgery must give `Err`, with the in-place buffer (a `Vec`,
+//! length included, through `decrypt_in_place`; and a slice through `decrypt_inout_detached`)
+//! and the out-of-place output (garbage-filled beforehand) unchanged. AES-128, -192 and -256,
+//! on every GHASH backend and fused engine this CPU has.
 #![cfg(feature = "aes")]
 
 mod util;
 
-use aes::Aes128;
+use aes::{Aes128, Aes192, Aes256};
 use aes_gcm::aead::{
     AeadInOut, KeyInit,
     array::typenum::{U12, U16},
     inout::InOutBuf,
 };
 use aes_gcm::{AesGcm, Nonce};
+use cipher::BlockCipherEncrypt;
 
-/// The forged inputs: (ciphertext, tag, aad) with exactly one bit or byte changed.
+/// Message lengths: empty, partial and whole blocks, and both sides of the 64- and 256-byte
+/// strides of the wide and fused kernels, up to a length with a partial tail after many strides.
+const LENGTHS: &[usize] = &[
+    0, 1, 15, 16, 17, 31, 32, 33, 63, 64, 65, 127, 128, 129, 255, 256, 257, 511, 512, 513, 1000,
+    1023, 1024, 1025, 4100,
+];
+
+/// Byte positions of `len` whose bits get flipped: all of them for short data, else the first
+/// and last 17 and both sides of every 16-byte boundary below 64 and every 64-byte boundary.
+fn positions(len: usize) -> Vec<usize> {
+    if len <= 48 {
+        return (0..len).collect();
+    }
+    let mut p: Vec<usize> = (0..17).chain(len - 17..len).collect();
+    p.extend((1..4).flat_map(|k| [16 * k - 1, 16 * k]));
+    p.extend((1..=len / 64).flat_map(|k| [64 * k - 1, 64 * k]));
+    p.retain(|&i| i < len);
+    p.sort_unstable();
+    p.dedup();
+    p
+}
+
+/// The forged inputs: (ciphertext, tag, aad) with exactly one bit or byte changed, or the
+/// ciphertext or AAD one byte shorter or longer.
 fn forgeries(ct: &[u8], tag: &[u8], aad: &[u8]) -> Vec<(Vec<u8>, Vec<u8>, Vec<u8>)> {
     let mut out = Vec::new();
-    for i in 0..ct.len() * 8 {
-        let mut c = ct.to_vec();
-        c[i / 8] ^= 1 << (i % 8);
-        out.push((c, tag.to_vec(), aad.to_vec()));
+    for i in positions(ct.len()) {
+        // Every bit of a short ciphertext; one bit per position (varying) for a long one.
+        let bits: Vec<usize> = if ct.len() <= 48 {
+            (0..8).collect()
+        } else {
+            vec![i % 8]
+        };
+        for b in bits {
+            let mut c = ct.to_vec();
+            c[i] ^= 1 << b;
+            out.push((c, tag.to_vec(), aad.to_vec()));
+        }
     }
     for i in 0..tag.len() * 8 {
         let mut t = tag.to_vec();
         t[i / 8] ^= 1 << (i % 8);
         out.push((ct.to_vec(), t, aad.to_vec()));
     }
-    for i in 0..aad.len() {
+    for i in positions(aad.len()) {
         let mut a = aad.to_vec();
         a[i] ^= 0x80;
         out.push((ct.to_vec(), tag.to_vec(), a));
     }
-    // A truncated and an extended ciphertext, and a dropped last AAD byte.
+    // A truncated and an extended ciphertext, and a dropped and an added AAD byte.
     if !ct.is_empty() {
         out.push((ct[..ct.len() - 1].to_vec(), tag.to_vec(), aad.to_vec()));
     }
@@ -43,10 +78,14 @@ fn forgeries(ct: &[u8], tag: &[u8], aad: &[u8]) -> Vec<(Vec<u8>, Vec<u8>, Vec<u8
     if !aad.is_empty() {
         out.push((ct.to_vec(), tag.to_vec(), aad[..aad.len() - 1].to_vec()));
     }
+    out.push((ct.to_vec(), tag.to_vec(), [aad, &[0]].concat()));
     out
 }
 
-fn check(gcm: &AesGcm<Aes128, U12, U16>, nonce: &Nonce<U12>, aad: &[u8], pt: &[u8], what: &str) {
+fn check<Aes>(gcm: &AesGcm<Aes, U12, U16>, nonce: &Nonce<U12>, aad: &[u8], pt: &[u8], what: &str)
+where
+    Aes: BlockCipherEncrypt<BlockSize = U16>,
+{
     let mut rng = util::rng(pt.len() as u64);
     let mut sealed = pt.to_vec();
     gcm.encrypt_in_place(nonce, aad, &mut sealed)
@@ -71,7 +110,8 @@ fn check(gcm: &AesGcm<Aes128, U12, U16>, nonce: &Nonce<U12>, aad: &[u8], pt: &[u
         let tag = t.as_slice().try_into().expect("tag length");
         assert!(
             gcm.decrypt_inout_detached(nonce, &a, buf.as_mut_slice().into(), &tag)
-                .is_err()
+                .is_err(),
+            "{what}: forgery accepted (detached)"
         );
         assert_eq!(
             buf, c,
@@ -82,7 +122,10 @@ fn check(gcm: &AesGcm<Aes128, U12, U16>, nonce: &Nonce<U12>, aad: &[u8], pt: &[u
         let mut out = util::bytes(&mut rng, c.len());
         let garbage = out.clone();
         let inout = InOutBuf::new(&c, &mut out).expect("equal lengths");
-        assert!(gcm.decrypt_inout_detached(nonce, &a, inout, &tag).is_err());
+        assert!(
+            gcm.decrypt_inout_detached(nonce, &a, inout, &tag).is_err(),
+            "{what}: forgery accepted (out of place)"
+        );
         assert_eq!(
             out, garbage,
             "{what}: output written by a failed decryption"
@@ -99,25 +142,57 @@ fn check(gcm: &AesGcm<Aes128, U12, U16>, nonce: &Nonce<U12>, aad: &[u8], pt: &[u
     gcm.decrypt_in_place(nonce, aad, &mut buf)
         .expect("genuine message refused");
     assert_eq!(buf, pt, "{what}");
+
+    // And out of place, over garbage: the output is exactly the plaintext.
+    let mut out = util::bytes(&mut rng, ct.len());
+    let inout = InOutBuf::new(ct, &mut out).expect("equal lengths");
+    let tag = tag.try_into().expect("tag length");
+    gcm.decrypt_inout_detached(nonce, aad, inout, &tag)
+        .expect("genuine message refused out of place");
+    assert_eq!(out, pt, "{what}: out of place");
 }
 
-#[test]
-fn flipped_bits_and_bytes_are_refused_and_buffers_unchanged() {
-    let mut rng = util::rng(40);
-    let key = util::bytes(&mut rng, 16);
+fn flipped_bits_and_bytes<Aes>(seed: u64, key_len: usize)
+where
+    Aes: BlockCipherEncrypt<BlockSize = U16> + KeyInit + Clone,
+{
+    let mut rng = util::rng(seed);
+    let key = util::bytes(&mut rng, key_len);
     let nonce = util::bytes(&mut rng, 12)
         .as_slice()
         .try_into()
         .expect("nonce");
-    for (backend, gcm) in util::ours_all::<Aes128, U12, U16>(&key) {
-        // Empty message (AAD only), a partial block, several blocks with a partial tail.
-        for (pt_len, aad_len) in [(0, 0), (0, 24), (5, 0), (33, 7), (70, 17)] {
+    // Every length, with associated data of varying length (none, partial and whole blocks),
+    // and a few with longer associated data.
+    let cases = LENGTHS
+        .iter()
+        .enumerate()
+        .map(|(i, &pt_len)| (pt_len, [0, 7, 16, 17, 24][i % 5]))
+        .chain([(0, 24), (5, 0), (33, 7), (70, 17), (300, 100)]);
+    let cases: Vec<(usize, usize)> = cases.collect();
+    for (imp, gcm) in util::ours_all::<Aes, U12, U16>(&key) {
+        for &(pt_len, aad_len) in &cases {
             let pt = util::bytes(&mut rng, pt_len);
             let aad = util::bytes(&mut rng, aad_len);
-            let what = format!("backend {}, pt {pt_len}, aad {aad_len}", backend.name());
+            let what = format!("AES-{}, {imp}, pt {pt_len}, aad {aad_len}", key_len * 8);
             check(&gcm, &nonce, &aad, &pt, &what);
         }
     }
+}
+
+#[test]
+fn flipped_bits_and_bytes_are_refused_and_buffers_unchanged_aes128() {
+    flipped_bits_and_bytes::<Aes128>(40, 16);
+}
+
+#[test]
+fn flipped_bits_and_bytes_are_refused_and_buffers_unchanged_aes192() {
+    flipped_bits_and_bytes::<Aes192>(42, 24);
+}
+
+#[test]
+fn flipped_bits_and_bytes_are_refused_and_buffers_unchanged_aes256() {
+    flipped_bits_and_bytes::<Aes256>(43, 32);
 }
 
 /// A wrong nonce or a wrong key is refused too.

