@@ -81,20 +81,129 @@ clmul_core::target_tier! {
         unsafe { _mm512_mask_storeu_epi8(p.cast(), mask, v) }
     }
 
-    /// GHASH of four registers of byte-reflected blocks against H^16..H^1, `y` added to the
+    /// GHASH of `N` registers of byte-reflected blocks against H^(4N)..H^1, `y` added to the
     /// first block; reduced.
     #[inline]
-    fn ghash16(key: &Key, y: __m128i, x: &[__m512i; 4]) -> __m128i {
+    fn ghash_n<const N: usize>(key: &Key, y: __m128i, x: &[__m512i; N]) -> __m128i {
         let (pow, _) = key.pow.as_chunks::<4>();
         let (powx, _) = key.powx.as_chunks::<4>();
-        let first = POWERS / 4 - 4;
+        let first = POWERS / 4 - N;
         let mut acc = [_mm512_setzero_si512(); 3];
         let y = _mm512_zextsi128_si512(y);
         gh::mul_acc(&mut acc, _mm512_xor_si512(x[0], y), gh::load_pow(&pow[first]), gh::load_pow(&powx[first]));
-        for g in 1..4 {
+        for g in 1..N {
             gh::mul_acc(&mut acc, x[g], gh::load_pow(&pow[first + g]), gh::load_pow(&powx[first + g]));
         }
         gh::hsum(gh::reduce512(acc[0], acc[1], acc[2]))
+    }
+
+    /// The stitched loop: `N` registers (`4N` blocks) per iteration while at least `64N` bytes
+    /// remain from `*off`. AES round `r` of this iteration's counters is followed by GHASH
+    /// step `r - 1` of the blocks being hashed (the previous iteration's ciphertext when
+    /// encrypting, this iteration's when decrypting): the products of groups `N-1..1`, then
+    /// group 0 (which adds the running hash), then the reduction in four steps; steps left
+    /// when the rounds run out follow the last round. Program order keeps both instruction
+    /// streams in the scheduler together, and group 0 comes last so that the running hash is
+    /// needed as late as possible.
+    ///
+    /// # Safety
+    /// As [`crypt`].
+    #[inline]
+    #[allow(clippy::too_many_arguments)]
+    unsafe fn bulk<const R: usize, const ENC: bool, const HASH: bool, const N: usize>(
+        rk: &[__m512i; 15],
+        key: &Key,
+        y: &mut __m128i,
+        next: &mut impl FnMut() -> __m512i,
+        inp: *const u8,
+        out: *mut u8,
+        len: usize,
+        off: &mut usize,
+    ) {
+        let bswap = gh::bswap_mask512();
+        let (pow, _) = key.pow.as_chunks::<4>();
+        let (powx, _) = key.powx.as_chunks::<4>();
+        let first = POWERS / 4 - N;
+        let kpoly = _mm512_set1_epi64(0xc200_0000_0000_0000_u64 as i64);
+        let mut pending: Option<[__m512i; N]> = None;
+        while len - *off >= 64 * N {
+            let mut data = [_mm512_setzero_si512(); N];
+            for (g, d) in data.iter_mut().enumerate() {
+                // SAFETY: `off + 64N <= len`, so these 64 bytes are in `inp`.
+                *d = unsafe { _mm512_loadu_si512(inp.add(*off + 64 * g).cast()) };
+            }
+            let hashed = if !HASH {
+                None
+            } else if ENC {
+                pending
+            } else {
+                let mut c = data;
+                for v in &mut c {
+                    *v = _mm512_shuffle_epi8(*v, bswap);
+                }
+                Some(c)
+            };
+            let has = hashed.is_some();
+            let g = hashed.unwrap_or([_mm512_setzero_si512(); N]);
+            let mut x = [_mm512_setzero_si512(); N];
+            for v in &mut x {
+                *v = _mm512_xor_si512(next(), rk[0]);
+            }
+            let mut acc = [_mm512_setzero_si512(); 3];
+            let (mut lo, mut hi) = (_mm512_setzero_si512(), _mm512_setzero_si512());
+            let mut step = |i: usize, acc: &mut [__m512i; 3], lo: &mut __m512i, hi: &mut __m512i| {
+                if !has {
+                    return;
+                }
+                if i + 1 < N {
+                    let j = N - 1 - i;
+                    gh::mul_acc(acc, g[j], gh::load_pow(&pow[first + j]), gh::load_pow(&powx[first + j]));
+                } else if i + 1 == N {
+                    let x0 = _mm512_xor_si512(g[0], _mm512_zextsi128_si512(*y));
+                    gh::mul_acc(acc, x0, gh::load_pow(&pow[first]), gh::load_pow(&powx[first]));
+                } else if i == N {
+                    let mid = gh::xor3(acc[1], acc[0], acc[2]);
+                    *lo = _mm512_xor_si512(acc[0], _mm512_bslli_epi128::<8>(mid));
+                    *hi = _mm512_xor_si512(acc[2], _mm512_bsrli_epi128::<8>(mid));
+                } else if i == N + 1 {
+                    let t = _mm512_clmulepi64_epi128::<0x00>(*lo, kpoly);
+                    *lo = _mm512_xor_si512(gh::swap_halves(*lo), t);
+                } else if i == N + 2 {
+                    let t = _mm512_clmulepi64_epi128::<0x00>(*lo, kpoly);
+                    *lo = gh::xor3(*hi, gh::swap_halves(*lo), t);
+                } else if i == N + 3 {
+                    *y = gh::hsum(*lo);
+                }
+            };
+            for r in 1..R {
+                for v in &mut x {
+                    *v = _mm512_aesenc_epi128(*v, rk[r]);
+                }
+                step(r - 1, &mut acc, &mut lo, &mut hi);
+            }
+            for v in &mut x {
+                *v = _mm512_aesenclast_epi128(*v, rk[R]);
+            }
+            for i in R - 1..N + 4 {
+                step(i, &mut acc, &mut lo, &mut hi);
+            }
+            let mut res = [_mm512_setzero_si512(); N];
+            for i in 0..N {
+                res[i] = _mm512_xor_si512(data[i], x[i]);
+                // SAFETY: as above, within `out`.
+                unsafe { _mm512_storeu_si512(out.add(*off + 64 * i).cast(), res[i]) };
+            }
+            if HASH && ENC {
+                for v in &mut res {
+                    *v = _mm512_shuffle_epi8(*v, bswap);
+                }
+                pending = Some(res);
+            }
+            *off += 64 * N;
+        }
+        if let Some(p) = pending {
+            *y = ghash_n::<N>(key, *y, &p);
+        }
     }
 
     /// Runs CTR over `len` bytes from `inp` to `out` starting with counter `ctr` (byte-reversed
@@ -123,110 +232,10 @@ clmul_core::target_tier! {
             c
         };
         let mut off = 0;
-        let (pow, _) = key.pow.as_chunks::<4>();
-        let (powx, _) = key.powx.as_chunks::<4>();
-        // H^16..H^1 as four registers each of powers and Karatsuba middles.
-        let first = POWERS / 4 - 4;
-        let k = _mm512_set1_epi64(0xc200_0000_0000_0000_u64 as i64);
-        // Encryption: the previous iteration's ciphertext, byte-reflected, waiting to be hashed.
-        let mut pending: Option<[__m512i; 4]> = None;
-        while len - off >= 64 * 4 {
-            let mut data = [_mm512_setzero_si512(); 4];
-            for (g, d) in data.iter_mut().enumerate() {
-                // SAFETY: `off + 256 <= len`, so these 64 bytes are in `inp`.
-                *d = unsafe { _mm512_loadu_si512(inp.add(off + 64 * g).cast()) };
-            }
-            // The blocks to hash in this iteration: this iteration's ciphertext (decryption)
-            // or the previous one's (encryption).
-            let hashed = if !HASH {
-                None
-            } else if ENC {
-                pending
-            } else {
-                let mut c = data;
-                for v in &mut c {
-                    *v = _mm512_shuffle_epi8(*v, bswap);
-                }
-                Some(c)
-            };
-            let mut x = [next(), next(), next(), next()];
-            for v in &mut x {
-                *v = _mm512_xor_si512(*v, rk[0]);
-            }
-            // The AES rounds, with the GHASH work of the iteration spread between them so
-            // that both instruction streams are in the scheduler together: the products of
-            // the groups that do not depend on the running hash first, the first group (which
-            // adds it) last, then the reduction in steps. (R >= 10, so rounds 1..=8 exist.)
-            let mut acc = [_mm512_setzero_si512(); 3];
-            let (mut lo, mut hi) = (_mm512_setzero_si512(), _mm512_setzero_si512());
-            let g = hashed.unwrap_or([_mm512_setzero_si512(); 4]);
-            let has = hashed.is_some();
-            macro_rules! round {
-                ($r:expr) => {
-                    for v in &mut x {
-                        *v = _mm512_aesenc_epi128(*v, rk[$r]);
-                    }
-                };
-            }
-            round!(1);
-            if has {
-                gh::mul_acc(&mut acc, g[3], gh::load_pow(&pow[first + 3]), gh::load_pow(&powx[first + 3]));
-            }
-            round!(2);
-            if has {
-                gh::mul_acc(&mut acc, g[2], gh::load_pow(&pow[first + 2]), gh::load_pow(&powx[first + 2]));
-            }
-            round!(3);
-            if has {
-                gh::mul_acc(&mut acc, g[1], gh::load_pow(&pow[first + 1]), gh::load_pow(&powx[first + 1]));
-            }
-            round!(4);
-            if has {
-                let x0 = _mm512_xor_si512(g[0], _mm512_zextsi128_si512(*y));
-                gh::mul_acc(&mut acc, x0, gh::load_pow(&pow[first]), gh::load_pow(&powx[first]));
-            }
-            round!(5);
-            if has {
-                let mid = gh::xor3(acc[1], acc[0], acc[2]);
-                lo = _mm512_xor_si512(acc[0], _mm512_bslli_epi128::<8>(mid));
-                hi = _mm512_xor_si512(acc[2], _mm512_bsrli_epi128::<8>(mid));
-            }
-            round!(6);
-            if has {
-                let t = _mm512_clmulepi64_epi128::<0x00>(lo, k);
-                lo = _mm512_xor_si512(gh::swap_halves(lo), t);
-            }
-            round!(7);
-            if has {
-                let t = _mm512_clmulepi64_epi128::<0x00>(lo, k);
-                lo = gh::xor3(hi, gh::swap_halves(lo), t);
-            }
-            round!(8);
-            if has {
-                *y = gh::hsum(lo);
-            }
-            for r in 9..R {
-                round!(r);
-            }
-            for v in &mut x {
-                *v = _mm512_aesenclast_epi128(*v, rk[R]);
-            }
-            let mut res = [_mm512_setzero_si512(); 4];
-            for g in 0..4 {
-                res[g] = _mm512_xor_si512(data[g], x[g]);
-                // SAFETY: as above, within `out`.
-                unsafe { _mm512_storeu_si512(out.add(off + 64 * g).cast(), res[g]) };
-            }
-            if HASH && ENC {
-                for v in &mut res {
-                    *v = _mm512_shuffle_epi8(*v, bswap);
-                }
-                pending = Some(res);
-            }
-            off += 64 * 4;
-        }
-        if let Some(p) = pending {
-            *y = ghash16(key, *y, &p);
+        // SAFETY: forwarded from the caller.
+        unsafe {
+            bulk::<R, ENC, HASH, 8>(&rk, key, y, &mut next, inp, out, len, &mut off);
+            bulk::<R, ENC, HASH, 4>(&rk, key, y, &mut next, inp, out, len, &mut off);
         }
         // Tail: up to 255 bytes, in registers of 64 bytes with byte masks. Its ciphertext,
         // zero-padded, goes to `tail_ct` for the caller to hash together with what follows.
