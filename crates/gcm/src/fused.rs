@@ -15,6 +15,8 @@ use crate::{Block, Error, tag_matches};
 use aead::inout::InOutBuf;
 use clmul_core::__private::Key;
 
+#[cfg(all(target_arch = "aarch64", target_endian = "little"))]
+use crate::aarch64::Armv8Gcm;
 #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
 use crate::x86::aesni_gcm::AesNiGcm;
 #[cfg(target_arch = "x86_64")]
@@ -30,9 +32,12 @@ pub enum Engine {
     /// AES-NI + PCLMULQDQ on 128-bit registers, 8 blocks per iteration.
     #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
     AesNi,
-    /// VAES + VPCLMULQDQ on 512-bit registers, 16 blocks per iteration.
+    /// VAES + VPCLMULQDQ on 512-bit registers, 32 blocks per iteration.
     #[cfg(target_arch = "x86_64")]
     Vaes512,
+    /// ARMv8 AES + PMULL, 8 blocks per iteration.
+    #[cfg(all(target_arch = "aarch64", target_endian = "little"))]
+    Armv8,
 }
 
 impl Engine {
@@ -43,6 +48,8 @@ impl Engine {
         Engine::AesNi,
         #[cfg(target_arch = "x86_64")]
         Engine::Vaes512,
+        #[cfg(all(target_arch = "aarch64", target_endian = "little"))]
+        Engine::Armv8,
     ];
 
     /// Whether this CPU can run the engine.
@@ -53,6 +60,8 @@ impl Engine {
             Engine::AesNi => crate::x86::aesni_gcm::available() && crate::x86::aesni::available(),
             #[cfg(target_arch = "x86_64")]
             Engine::Vaes512 => crate::x86::vaes512::available() && crate::x86::aesni::available(),
+            #[cfg(all(target_arch = "aarch64", target_endian = "little"))]
+            Engine::Armv8 => crate::aarch64::available(),
         }
     }
 
@@ -123,6 +132,8 @@ macro_rules! impl_kernel {
 impl_kernel!(AesNiGcm);
 #[cfg(target_arch = "x86_64")]
 impl_kernel!(Vaes512);
+#[cfg(all(target_arch = "aarch64", target_endian = "little"))]
+impl_kernel!(Armv8Gcm);
 
 /// Round keys for one of the fused engines.
 #[derive(Clone)]
@@ -131,6 +142,8 @@ pub(crate) enum Fused {
     AesNi(AesNiGcm),
     #[cfg(target_arch = "x86_64")]
     Vaes512(Vaes512),
+    #[cfg(all(target_arch = "aarch64", target_endian = "little"))]
+    Armv8(Armv8Gcm),
 }
 
 impl Fused {
@@ -145,6 +158,8 @@ impl Fused {
             Engine::AesNi => AesNiGcm::new(key, h).map(Fused::AesNi),
             #[cfg(target_arch = "x86_64")]
             Engine::Vaes512 => Vaes512::new(key, h).map(Fused::Vaes512),
+            #[cfg(all(target_arch = "aarch64", target_endian = "little"))]
+            Engine::Armv8 => Armv8Gcm::new(key, h).map(Fused::Armv8),
         }
     }
 
@@ -154,6 +169,8 @@ impl Fused {
             Fused::AesNi(k) => (k, Engine::AesNi),
             #[cfg(target_arch = "x86_64")]
             Fused::Vaes512(k) => (k, Engine::Vaes512),
+            #[cfg(all(target_arch = "aarch64", target_endian = "little"))]
+            Fused::Armv8(k) => (k, Engine::Armv8),
         }
     }
 

@@ -11,11 +11,15 @@ use crate::state::Key;
 /// Blocks per stride.
 pub(crate) const STRIDE: usize = 8;
 
+/// Unreduced Karatsuba accumulators.
 #[derive(Clone, Copy)]
-struct Acc {
-    lo: uint64x2_t,
-    mid: uint64x2_t,
-    hi: uint64x2_t,
+pub struct Acc {
+    /// Sum of `lo * lo` products.
+    pub lo: uint64x2_t,
+    /// Sum of middle products.
+    pub mid: uint64x2_t,
+    /// Sum of `hi * hi` products.
+    pub hi: uint64x2_t,
 }
 
 crate::target_tier! {
@@ -36,34 +40,39 @@ crate::target_tier! {
         vextq_u64::<1>(a, a)
     }
 
+    /// Loads one block as a POLYVAL field element (byte-reversed for GHASH).
     #[inline]
-    fn load<const GHASH: bool>(block: &[u8; 16]) -> uint64x2_t {
+    pub fn load<const GHASH: bool>(block: &[u8; 16]) -> uint64x2_t {
         // SAFETY: `block` is 16 readable bytes; `vld1q_u8` has no alignment requirement.
         let v = unsafe { vld1q_u8(block.as_ptr()) };
         let v = if GHASH { vextq_u8::<8>(vrev64q_u8(v), vrev64q_u8(v)) } else { v };
         vreinterpretq_u64_u8(v)
     }
 
+    /// Loads a `u128` into a register.
     #[inline]
-    fn load_u128(v: &u128) -> uint64x2_t {
+    pub fn load_u128(v: &u128) -> uint64x2_t {
         vreinterpretq_u64_p128(*v)
     }
 
+    /// A register as a `u128`.
     #[inline]
-    fn to_u128(v: uint64x2_t) -> u128 {
+    pub fn to_u128(v: uint64x2_t) -> u128 {
         vreinterpretq_p128_u64(v)
     }
 
+    /// `acc += x * h` (unreduced), `hx` holding `lo64(h) ^ hi64(h)` in its low half.
     #[inline]
-    fn mul_acc(acc: &mut Acc, x: uint64x2_t, h: uint64x2_t, hx: uint64x2_t) {
+    pub fn mul_acc(acc: &mut Acc, x: uint64x2_t, h: uint64x2_t, hx: uint64x2_t) {
         let xx = veorq_u64(x, swap(x));
         acc.lo = veorq_u64(acc.lo, clmul_lo(x, h));
         acc.hi = veorq_u64(acc.hi, clmul_hi(x, h));
         acc.mid = veorq_u64(acc.mid, clmul_lo(xx, hx));
     }
 
+    /// Karatsuba fix-up and Montgomery reduction.
     #[inline]
-    fn reduce(acc: Acc) -> uint64x2_t {
+    pub fn reduce(acc: Acc) -> uint64x2_t {
         let zero = vdupq_n_u64(0);
         let mid = veorq_u64(acc.mid, veorq_u64(acc.lo, acc.hi));
         let lo = veorq_u64(acc.lo, vextq_u64::<1>(zero, mid));
@@ -88,7 +97,7 @@ crate::target_tier! {
     }
 
     /// Absorbs `blocks` into `acc`.
-    pub(crate) fn update<const GHASH: bool>(key: &Key, acc: &mut u128, blocks: &[[u8; 16]]) {
+    pub fn update<const GHASH: bool>(key: &Key, acc: &mut u128, blocks: &[[u8; 16]]) {
         let mut y = load_u128(acc);
         let (chunks, tail) = blocks.as_chunks::<STRIDE>();
         let (pow, powx) = key.tail(STRIDE);
