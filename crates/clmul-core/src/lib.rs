@@ -84,6 +84,11 @@ pub mod __private {
 #[macro_export]
 macro_rules! target_tier {
     (@fn [$($f:tt),+] $item:item) => {
+        /// # Safety
+        ///
+        /// Compiled with this tier's target features: outside code compiled with them, call it
+        /// only after the tier's `available()` returned true.
+        ///
         $( #[target_feature(enable = $f)] )+
         $item
     };

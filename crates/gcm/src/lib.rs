@@ -119,12 +119,12 @@
 #![deny(unsafe_code)]
 #![warn(missing_docs)]
 
+#[cfg(all(target_arch = "aarch64", target_endian = "little"))]
+mod aarch64;
 mod fused;
 mod generic;
 #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
 mod x86;
-#[cfg(all(target_arch = "aarch64", target_endian = "little"))]
-mod aarch64;
 
 #[doc(hidden)]
 pub use fused::Engine as __Engine;

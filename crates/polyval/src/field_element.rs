@@ -114,6 +114,7 @@ impl Add for FieldElement {
 
     /// Addition in GF(2^128): XOR.
     #[inline]
+    #[allow(clippy::suspicious_arithmetic_impl)]
     fn add(self, rhs: Self) -> Self {
         Self::from_u128(self.to_u128() ^ rhs.to_u128())
     }

@@ -67,6 +67,7 @@ clmul_core::target_tier! {
     /// # Safety
     /// `inp` is readable and `out` writable for `len` bytes; they are equal or do not overlap.
     #[inline]
+    #[allow(clippy::too_many_arguments)]
     unsafe fn crypt<const R: usize, const ENC: bool, const HASH: bool>(
         keys: &RoundKeys,
         key: &Key,
@@ -105,10 +106,8 @@ clmul_core::target_tier! {
                 }
                 *y = ghash8(key, *y, &r);
             }
-            if HASH && ENC {
-                if let Some(p) = pending {
-                    *y = ghash8(key, *y, &p);
-                }
+            if let (true, true, Some(p)) = (HASH, ENC, pending) {
+                *y = ghash8(key, *y, &p);
             }
             let mut res = [_mm_setzero_si128(); BLOCKS];
             for i in 0..BLOCKS {

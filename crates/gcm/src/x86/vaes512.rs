@@ -175,6 +175,9 @@ clmul_core::target_tier! {
                     *y = gh::hsum(*lo);
                 }
             };
+            // An index loop on purpose: LLVM fully unrolls it (R is a constant), so each
+            // `step` call resolves to straight-line code; the iterator form measured 4x slower.
+            #[allow(clippy::needless_range_loop)]
             for r in 1..R {
                 for v in &mut x {
                     *v = _mm512_aesenc_epi128(*v, rk[r]);
@@ -213,6 +216,7 @@ clmul_core::target_tier! {
     /// `inp` is readable and `out` writable for `len` bytes; they are equal or do not overlap.
     /// `key` holds H^1..H^16.
     #[inline]
+    #[allow(clippy::too_many_arguments)]
     unsafe fn crypt<const R: usize, const ENC: bool, const HASH: bool>(
         keys: &RoundKeys,
         key: &Key,
