@@ -20,7 +20,7 @@
 //! |---|---|---|---|
 //! | `Portable` | all | none | 4 blocks |
 //! | `Pclmul` | x86, x86_64 | `pclmulqdq`, `sse2`, `ssse3` | 8 blocks |
-//! | `Avx2` | x86_64 | `vpclmulqdq`, `pclmulqdq`, `avx`, `avx2` | 16 blocks (8 ymm) |
+//! | `Avx2` | x86_64 | `pclmulqdq`, `sse2`, `ssse3`, `avx`, `avx2`, `vpclmulqdq` (with the AVX state only, see `x86::ymm`) | 16 blocks (8 ymm) |
 //! | `Avx512` | x86_64 | `vpclmulqdq`, `pclmulqdq`, `avx`, `avx2`, `avx512f`, `avx512bw`, `avx512vl` | 32 blocks (8 zmm) |
 //! | `Pmull` | aarch64 | `aes` (PMULL; implies `neon`) | 8 blocks |
 //!
@@ -67,6 +67,8 @@ pub mod __private {
     pub use crate::x86::avx512;
     #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
     pub use crate::x86::pclmul;
+    #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+    pub use crate::x86::ymm;
 }
 
 /// Declares a CPU tier: a `cpufeatures` detection module and `unsafe fn`s compiled with exactly
@@ -104,5 +106,22 @@ macro_rules! target_tier {
     (detect $detect:ident = $feats:tt; $($item:item)*) => {
         $crate::target_tier!(@detect $detect $feats);
         $( $crate::target_tier!(@fn $feats $item); )*
+    };
+    // A tier that also uses VPCLMULQDQ and/or VAES on 256-bit registers only: those are checked
+    // with the AVX (ymm) OS state, not cpufeatures' AVX-512 one (see `x86::ymm`).
+    (detect $detect:ident = [$($f:tt),+] + ymm [$($y:tt),+]; $($item:item)*) => {
+        $crate::target_tier!(@ymm $detect [$($f),+] [$($y),+] [$($f,)+ $($y),+] $($item)*);
+    };
+    (@ymm $detect:ident [$($f:tt),+] [$($y:tt),+] $all:tt $($item:item)*) => {
+        $crate::__cpufeatures::new!($detect, $($f),+);
+        /// The target features this tier checks at run time and enables in its kernels.
+        #[allow(dead_code)]
+        pub const FEATURES: &[&str] = &[$($f,)+ $($y),+];
+        /// Whether this CPU has every feature of the tier (detected once, then cached).
+        #[allow(dead_code)]
+        pub fn available() -> bool {
+            $detect::get() && $crate::__private::ymm::has_all(&[$($y),+])
+        }
+        $( $crate::target_tier!(@fn $all $item); )*
     };
 }

@@ -295,3 +295,23 @@ fn detached_updates_every_backend() {
         }
     }
 }
+
+/// Our ymm-state detection of VPCLMULQDQ/VAES agrees with the standard library's (which,
+/// unlike cpufeatures 0.3, does not demand the AVX-512 state for them).
+#[test]
+#[cfg(target_arch = "x86_64")]
+fn ymm_detection_matches_std() {
+    use clmul_core::__private::ymm;
+    let avx_ok = std::is_x86_feature_detected!("avx");
+    assert_eq!(
+        ymm::vpclmulqdq(),
+        avx_ok && std::is_x86_feature_detected!("vpclmulqdq")
+    );
+    assert_eq!(ymm::vaes(), avx_ok && std::is_x86_feature_detected!("vaes"));
+    assert_eq!(
+        Backend::Avx2.is_available(),
+        std::is_x86_feature_detected!("avx2")
+            && std::is_x86_feature_detected!("pclmulqdq")
+            && ymm::vpclmulqdq()
+    );
+}

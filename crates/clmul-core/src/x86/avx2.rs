@@ -14,7 +14,7 @@ use crate::state::{Key, POWERS};
 pub(crate) const STRIDE: usize = 16;
 
 crate::target_tier! {
-    detect cpuid = ["pclmulqdq", "sse2", "ssse3", "avx", "avx2", "vpclmulqdq"];
+    detect cpuid = ["pclmulqdq", "sse2", "ssse3", "avx", "avx2"] + ymm ["vpclmulqdq"];
 
     /// Loads 2 blocks from `p`, which must point to 32 readable bytes.
     #[inline]
