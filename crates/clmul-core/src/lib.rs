@@ -64,7 +64,7 @@ pub mod __private {
     pub use crate::aarch64::pmull;
     pub use crate::state::{Key, POWERS};
     #[cfg(target_arch = "x86_64")]
-    pub use crate::x86::avx512;
+    pub use crate::x86::{avx2, avx512};
     #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
     pub use crate::x86::pclmul;
     #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]

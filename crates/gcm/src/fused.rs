@@ -20,6 +20,8 @@ use crate::aarch64::Armv8Gcm;
 #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
 use crate::x86::aesni_gcm::AesNiGcm;
 #[cfg(target_arch = "x86_64")]
+use crate::x86::vaes256::Vaes256;
+#[cfg(target_arch = "x86_64")]
 use crate::x86::vaes512::Vaes512;
 
 /// A fused kernel family. Not a stable API: for our tests, benches and fuzzers.
@@ -32,6 +34,9 @@ pub enum Engine {
     /// AES-NI + PCLMULQDQ on 128-bit registers, 8 blocks per iteration.
     #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
     AesNi,
+    /// VAES + VPCLMULQDQ on 256-bit registers (AVX2), 16 blocks per iteration.
+    #[cfg(target_arch = "x86_64")]
+    Vaes256,
     /// VAES + VPCLMULQDQ on 512-bit registers, 32 blocks per iteration.
     #[cfg(target_arch = "x86_64")]
     Vaes512,
@@ -47,6 +52,8 @@ impl Engine {
         #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
         Engine::AesNi,
         #[cfg(target_arch = "x86_64")]
+        Engine::Vaes256,
+        #[cfg(target_arch = "x86_64")]
         Engine::Vaes512,
         #[cfg(all(target_arch = "aarch64", target_endian = "little"))]
         Engine::Armv8,
@@ -58,6 +65,8 @@ impl Engine {
             Engine::Generic => true,
             #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
             Engine::AesNi => crate::x86::aesni_gcm::available() && crate::x86::aesni::available(),
+            #[cfg(target_arch = "x86_64")]
+            Engine::Vaes256 => crate::x86::vaes256::available() && crate::x86::aesni::available(),
             #[cfg(target_arch = "x86_64")]
             Engine::Vaes512 => crate::x86::vaes512::available() && crate::x86::aesni::available(),
             #[cfg(all(target_arch = "aarch64", target_endian = "little"))]
@@ -131,6 +140,8 @@ macro_rules! impl_kernel {
 #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
 impl_kernel!(AesNiGcm);
 #[cfg(target_arch = "x86_64")]
+impl_kernel!(Vaes256);
+#[cfg(target_arch = "x86_64")]
 impl_kernel!(Vaes512);
 #[cfg(all(target_arch = "aarch64", target_endian = "little"))]
 impl_kernel!(Armv8Gcm);
@@ -140,6 +151,8 @@ impl_kernel!(Armv8Gcm);
 pub(crate) enum Fused {
     #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
     AesNi(AesNiGcm),
+    #[cfg(target_arch = "x86_64")]
+    Vaes256(Vaes256),
     #[cfg(target_arch = "x86_64")]
     Vaes512(Vaes512),
     #[cfg(all(target_arch = "aarch64", target_endian = "little"))]
@@ -157,6 +170,8 @@ impl Fused {
             #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
             Engine::AesNi => AesNiGcm::new(key, h).map(Fused::AesNi),
             #[cfg(target_arch = "x86_64")]
+            Engine::Vaes256 => Vaes256::new(key, h).map(Fused::Vaes256),
+            #[cfg(target_arch = "x86_64")]
             Engine::Vaes512 => Vaes512::new(key, h).map(Fused::Vaes512),
             #[cfg(all(target_arch = "aarch64", target_endian = "little"))]
             Engine::Armv8 => Armv8Gcm::new(key, h).map(Fused::Armv8),
@@ -167,6 +182,8 @@ impl Fused {
         match self {
             #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
             Fused::AesNi(k) => (k, Engine::AesNi),
+            #[cfg(target_arch = "x86_64")]
+            Fused::Vaes256(k) => (k, Engine::Vaes256),
             #[cfg(target_arch = "x86_64")]
             Fused::Vaes512(k) => (k, Engine::Vaes512),
             #[cfg(all(target_arch = "aarch64", target_endian = "little"))]

@@ -11,9 +11,16 @@ use std::path::PathBuf;
 /// Runs `check` over every file in `fuzz/seeds/<target>/`; fails if there are none (a test
 /// that silently checks nothing is a defect).
 fn run_seeds(target: &str, check: fn(&[u8])) {
-    let dir: PathBuf = [env!("CARGO_MANIFEST_DIR"), "..", "..", "fuzz", "seeds", target]
-        .iter()
-        .collect();
+    let dir: PathBuf = [
+        env!("CARGO_MANIFEST_DIR"),
+        "..",
+        "..",
+        "fuzz",
+        "seeds",
+        target,
+    ]
+    .iter()
+    .collect();
     let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
         .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
         .map(|e| e.expect("dir entry").path())

@@ -94,7 +94,11 @@ fn uhf_every_length_every_backend() {
             let mut g = ghash::GHash::__with_backend(&k.into(), b).unwrap();
             g.update_padded(msg);
             g.update(&[]);
-            assert_eq!(g.finalize().as_slice(), up_g.as_slice(), "ghash {b:?} {len}");
+            assert_eq!(
+                g.finalize().as_slice(),
+                up_g.as_slice(),
+                "ghash {b:?} {len}"
+            );
         }
     }
 }
@@ -131,9 +135,8 @@ fn aead_every_length_every_engine() {
             let aad = &data[..alen];
             for plen in 0..=80 {
                 let pt = &data[..plen];
-                let payload = Payload { msg: pt, aad };
-                let want = up.encrypt(&nonce, payload).unwrap();
-                let got = gcm.encrypt(&nonce, payload).unwrap();
+                let want = up.encrypt(&nonce, Payload { msg: pt, aad }).unwrap();
+                let got = gcm.encrypt(&nonce, Payload { msg: pt, aad }).unwrap();
                 assert_eq!(got, want, "{name} a{alen} p{plen}");
                 let opened = gcm.decrypt(&nonce, Payload { msg: &got, aad }).unwrap();
                 assert_eq!(opened, pt, "{name} a{alen} p{plen}");
@@ -150,7 +153,10 @@ fn aead_every_length_every_engine() {
         // Every buffer shorter than the tag, including the empty one.
         for len in 0..16 {
             let mut buf = data[..len].to_vec();
-            assert!(gcm.decrypt_in_place(&nonce, &[], &mut buf).is_err(), "{name}");
+            assert!(
+                gcm.decrypt_in_place(&nonce, &[], &mut buf).is_err(),
+                "{name}"
+            );
             assert_eq!(buf, &data[..len], "{name}");
             assert!(gcm.decrypt(&nonce, &data[..len]).is_err(), "{name}");
         }
@@ -235,7 +241,10 @@ fn out_of_place_refusal_leaves_output_alone() {
             bad[0] ^= 1;
             let mut out = vec![0x5a; plen];
             let buf = aes_gcm::aead::inout::InOutBuf::new(&ct, &mut out).unwrap();
-            assert!(gcm.decrypt_inout_detached(&nonce, b"ad", buf, &bad).is_err());
+            assert!(
+                gcm.decrypt_inout_detached(&nonce, b"ad", buf, &bad)
+                    .is_err()
+            );
             assert_eq!(out, vec![0x5a; plen], "{name}: output written on failure");
             let buf = aes_gcm::aead::inout::InOutBuf::new(&ct, &mut out).unwrap();
             gcm.decrypt_inout_detached(&nonce, b"ad", buf, &tag)

@@ -32,18 +32,20 @@ crate::target_tier! {
 
     /// Loads two powers (or their Karatsuba middles).
     #[inline]
-    fn load_pow(p: &[u128; 2]) -> __m256i {
+    pub fn load_pow(p: &[u128; 2]) -> __m256i {
         // SAFETY: `p` is 32 readable bytes; `loadu` needs no alignment.
         unsafe { _mm256_loadu_si256(p.as_ptr().cast()) }
     }
 
+    /// Swaps the 64-bit halves of both lanes.
     #[inline]
-    fn swap_halves(v: __m256i) -> __m256i {
+    pub fn swap_halves(v: __m256i) -> __m256i {
         _mm256_shuffle_epi32::<0x4e>(v)
     }
 
+    /// Lane-parallel Karatsuba fix-up and Montgomery reduction.
     #[inline]
-    fn reduce256(lo: __m256i, mid: __m256i, hi: __m256i) -> __m256i {
+    pub fn reduce256(lo: __m256i, mid: __m256i, hi: __m256i) -> __m256i {
         let mid = _mm256_xor_si256(mid, _mm256_xor_si256(lo, hi));
         let lo = _mm256_xor_si256(lo, _mm256_bslli_epi128::<8>(mid));
         let hi = _mm256_xor_si256(hi, _mm256_bsrli_epi128::<8>(mid));
@@ -54,8 +56,9 @@ crate::target_tier! {
         _mm256_xor_si256(hi, _mm256_xor_si256(swap_halves(lo), t))
     }
 
+    /// `acc += x * h` (unreduced, lane by lane).
     #[inline]
-    fn mul_acc(acc: &mut [__m256i; 3], x: __m256i, h: __m256i, hx: __m256i) {
+    pub fn mul_acc(acc: &mut [__m256i; 3], x: __m256i, h: __m256i, hx: __m256i) {
         let xx = _mm256_xor_si256(x, swap_halves(x));
         acc[0] = _mm256_xor_si256(acc[0], _mm256_clmulepi64_epi128::<0x00>(x, h));
         acc[1] = _mm256_xor_si256(acc[1], _mm256_clmulepi64_epi128::<0x00>(xx, hx));
@@ -89,7 +92,7 @@ crate::target_tier! {
     }
 
     /// Absorbs `blocks` into `acc`.
-    pub(crate) fn update<const GHASH: bool>(key: &Key, acc: &mut u128, blocks: &[[u8; 16]]) {
+    pub fn update<const GHASH: bool>(key: &Key, acc: &mut u128, blocks: &[[u8; 16]]) {
         let mut y = pclmul::load_u128(acc);
         let (chunks, tail) = blocks.as_chunks::<STRIDE>();
         for c in chunks {

@@ -6,4 +6,6 @@
 pub(crate) mod aesni;
 pub(crate) mod aesni_gcm;
 #[cfg(target_arch = "x86_64")]
+pub(crate) mod vaes256;
+#[cfg(target_arch = "x86_64")]
 pub(crate) mod vaes512;
