@@ -87,31 +87,78 @@ clmul_core::target_tier! {
             c
         };
         let mut off = 0;
+        let (pow, powx) = key.tail(BLOCKS);
+        let kpoly = _mm_set_epi64x(0, 0xc200_0000_0000_0000_u64 as i64);
         let mut pending: Option<[__m128i; BLOCKS]> = None;
         while len - off >= 16 * BLOCKS {
-            let mut c = [_mm_setzero_si128(); BLOCKS];
-            for v in &mut c {
-                *v = next();
-            }
-            let ks = aes_n::<R, BLOCKS>(&rk, c);
             let mut data = [_mm_setzero_si128(); BLOCKS];
             for (i, d) in data.iter_mut().enumerate() {
                 // SAFETY: `off + 128 <= len`: these 16 bytes are in `inp`.
                 *d = unsafe { _mm_loadu_si128(inp.add(off + 16 * i).cast()) };
             }
-            if HASH && !ENC {
-                let mut r = data;
-                for v in &mut r {
+            // The blocks hashed in this iteration: this iteration's ciphertext (decryption) or
+            // the previous one's (encryption).
+            let hashed = if !HASH {
+                None
+            } else if ENC {
+                pending
+            } else {
+                let mut c = data;
+                for v in &mut c {
                     *v = _mm_shuffle_epi8(*v, bswap);
                 }
-                *y = ghash8(key, *y, &r);
+                Some(c)
+            };
+            let has = hashed.is_some();
+            let g = hashed.unwrap_or([_mm_setzero_si128(); BLOCKS]);
+            let mut x = [_mm_setzero_si128(); BLOCKS];
+            for v in &mut x {
+                *v = _mm_xor_si128(next(), rk[0]);
             }
-            if let (true, true, Some(p)) = (HASH, ENC, pending) {
-                *y = ghash8(key, *y, &p);
+            // AES round `r` is followed by GHASH step `r - 1`: the products of blocks 7..1,
+            // block 0 (which adds the running hash), then the reduction; steps left when the
+            // rounds run out follow the last round (see `super::vaes512::bulk`).
+            let mut acc = pclmul::acc_zero();
+            let (mut lo, mut hi) = (_mm_setzero_si128(), _mm_setzero_si128());
+            let mut step = |i: usize, acc: &mut pclmul::Acc, lo: &mut __m128i, hi: &mut __m128i| {
+                if !has {
+                    return;
+                }
+                if i + 1 < BLOCKS {
+                    let j = BLOCKS - 1 - i;
+                    pclmul::mul_acc(acc, g[j], pclmul::load_u128(&pow[j]), pclmul::load_u128(&powx[j]));
+                } else if i + 1 == BLOCKS {
+                    let x0 = _mm_xor_si128(g[0], *y);
+                    pclmul::mul_acc(acc, x0, pclmul::load_u128(&pow[0]), pclmul::load_u128(&powx[0]));
+                } else if i == BLOCKS {
+                    let mid = _mm_xor_si128(acc.mid, _mm_xor_si128(acc.lo, acc.hi));
+                    *lo = _mm_xor_si128(acc.lo, _mm_slli_si128::<8>(mid));
+                    *hi = _mm_xor_si128(acc.hi, _mm_srli_si128::<8>(mid));
+                } else if i == BLOCKS + 1 {
+                    let t = _mm_clmulepi64_si128::<0x00>(*lo, kpoly);
+                    *lo = _mm_xor_si128(_mm_shuffle_epi32::<0x4e>(*lo), t);
+                } else if i == BLOCKS + 2 {
+                    let t = _mm_clmulepi64_si128::<0x00>(*lo, kpoly);
+                    *y = _mm_xor_si128(*hi, _mm_xor_si128(_mm_shuffle_epi32::<0x4e>(*lo), t));
+                }
+            };
+            // An index loop on purpose: it unrolls (R is a constant) into straight-line code.
+            #[allow(clippy::needless_range_loop)]
+            for r in 1..R {
+                for v in &mut x {
+                    *v = _mm_aesenc_si128(*v, rk[r]);
+                }
+                step(r - 1, &mut acc, &mut lo, &mut hi);
+            }
+            for v in &mut x {
+                *v = _mm_aesenclast_si128(*v, rk[R]);
+            }
+            for i in R - 1..BLOCKS + 3 {
+                step(i, &mut acc, &mut lo, &mut hi);
             }
             let mut res = [_mm_setzero_si128(); BLOCKS];
             for i in 0..BLOCKS {
-                res[i] = _mm_xor_si128(data[i], ks[i]);
+                res[i] = _mm_xor_si128(data[i], x[i]);
                 // SAFETY: as above, within `out`.
                 unsafe { _mm_storeu_si128(out.add(off + 16 * i).cast(), res[i]) };
             }
