@@ -53,6 +53,8 @@ struct Options {
     baseline: String,
     groups: Vec<String>,
     ghz: Option<f64>,
+    /// Print an SVG chart of throughput against size for this group instead of tables.
+    svg: Option<String>,
 }
 
 /// One measured benchmark: `group` / `imp` / `size`.
@@ -69,13 +71,14 @@ struct Measurement {
 
 fn usage() -> &'static str {
     "usage: report [--metric all|gbps|cpb|ratio] [--baseline IMPL] [--group TEXT]... \
-     [--ghz X] <criterion dir>"
+     [--ghz X] [--svg GROUP] <criterion dir>"
 }
 
 fn parse_args() -> Result<Options, String> {
     let mut args = std::env::args().skip(1);
     let mut dir = None;
     let mut opts = Options {
+        svg: None,
         dir: PathBuf::new(),
         metric: Metric::All,
         baseline: "rustcrypto".to_owned(),
@@ -95,6 +98,7 @@ fn parse_args() -> Result<Options, String> {
                 }
             }
             "--baseline" => opts.baseline = value("--baseline")?,
+            "--svg" => opts.svg = Some(value("--svg")?),
             "--group" => opts.groups.push(value("--group")?),
             "--ghz" => {
                 let v = value("--ghz")?;
@@ -299,7 +303,103 @@ fn run(opts: &Options) -> Result<String, String> {
             }
         }
     };
-    Ok(render(opts, &results, ghz))
+    match &opts.svg {
+        Some(group) => render_svg(group, &results),
+        None => Ok(render(opts, &results, ghz)),
+    }
+}
+
+/// A line chart of throughput (GB/s) against message size (log scale) for one group: one line
+/// per implementation. Plain SVG, no dependencies.
+fn render_svg(group: &str, results: &[Measurement]) -> Result<String, String> {
+    let mut lines: BTreeMap<&str, Vec<(f64, f64)>> = BTreeMap::new();
+    for m in results.iter().filter(|m| m.group == group) {
+        if let Some(b) = m.bytes {
+            lines
+                .entry(&m.imp)
+                .or_default()
+                .push((b as f64, b as f64 / m.median_ns));
+        }
+    }
+    if lines.is_empty() {
+        return Err(format!("no results with a throughput in group {group:?}"));
+    }
+    for pts in lines.values_mut() {
+        pts.sort_by(|a, b| a.0.total_cmp(&b.0));
+    }
+    let (w, h, left, right, top, bottom) = (720.0, 420.0, 60.0, 150.0, 40.0, 50.0);
+    let xs = lines.values().flatten().map(|p| p.0.log2());
+    let (xmin, xmax) = xs.fold((f64::MAX, f64::MIN), |(a, b), x| (a.min(x), b.max(x)));
+    let ymax = lines.values().flatten().map(|p| p.1).fold(0.0, f64::max) * 1.1;
+    let px = |x: f64| left + (x.log2() - xmin) / (xmax - xmin).max(1e-9) * (w - left - right);
+    let py = |y: f64| h - bottom - y / ymax * (h - top - bottom);
+    let colors = [
+        "#d62728", "#1f77b4", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#17becf",
+    ];
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" font-family="sans-serif" font-size="12">"#
+    );
+    let _ = writeln!(out, r#"<rect width="100%" height="100%" fill="white"/>"#);
+    let _ = writeln!(
+        out,
+        r#"<text x="{left}" y="24" font-size="15">{group}: throughput (GB/s) by message size</text>"#
+    );
+    // Axes, y grid lines and labels.
+    let step = if ymax > 20.0 {
+        5.0
+    } else if ymax > 8.0 {
+        2.0
+    } else {
+        1.0
+    };
+    let mut y = 0.0;
+    while y <= ymax {
+        let (x2, yy, tx, ty) = (w - right, py(y), left - 6.0, py(y) + 4.0);
+        let _ = writeln!(
+            out,
+            r##"<line x1="{left}" x2="{x2}" y1="{yy:.1}" y2="{yy:.1}" stroke="#ddd"/><text x="{tx}" y="{ty:.1}" text-anchor="end">{y}</text>"##
+        );
+        y += step;
+    }
+    let mut sizes: Vec<f64> = lines.values().flatten().map(|p| p.0).collect();
+    sizes.sort_by(f64::total_cmp);
+    sizes.dedup();
+    for s in &sizes {
+        let label = size_label(&format!("{}", *s as u64));
+        let _ = writeln!(
+            out,
+            r#"<text x="{:.1}" y="{}" text-anchor="middle">{label}</text>"#,
+            px(*s),
+            h - bottom + 18.0
+        );
+    }
+    let mut names: Vec<&str> = lines.keys().copied().collect();
+    names.sort_by_key(|n| impl_rank(n));
+    for (i, name) in names.iter().enumerate() {
+        let color = colors[i % colors.len()];
+        let pts: Vec<String> = lines[name]
+            .iter()
+            .map(|(x, y)| format!("{:.1},{:.1}", px(*x), py(*y)))
+            .collect();
+        let _ = writeln!(
+            out,
+            r#"<polyline fill="none" stroke="{color}" stroke-width="2" points="{}"/>"#,
+            pts.join(" ")
+        );
+        let ly = top + 20.0 * i as f64;
+        let _ = writeln!(
+            out,
+            r#"<line x1="{0}" x2="{1}" y1="{ly}" y2="{ly}" stroke="{color}" stroke-width="3"/><text x="{2}" y="{3}">{name}</text>"#,
+            w - right + 10.0,
+            w - right + 30.0,
+            w - right + 36.0,
+            ly + 4.0
+        );
+    }
+    let _ = writeln!(out, "</svg>");
+    Ok(out)
 }
 
 fn main() -> ExitCode {
