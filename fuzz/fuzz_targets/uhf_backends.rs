@@ -1,0 +1,5 @@
+//! `cargo fuzz run uhf_backends`: see `clmul_gcm_fuzz::check_uhf` (fuzz/src/lib.rs) for the input format
+//! and what is checked.
+#![no_main]
+
+libfuzzer_sys::fuzz_target!(|data: &[u8]| clmul_gcm_fuzz::check_uhf(data));
