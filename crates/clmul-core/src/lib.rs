@@ -63,12 +63,12 @@ pub mod __private {
     #[cfg(target_arch = "aarch64")]
     pub use crate::aarch64::pmull;
     pub use crate::state::{Key, POWERS};
-    #[cfg(target_arch = "x86_64")]
-    pub use crate::x86::{avx2, avx512};
     #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
     pub use crate::x86::pclmul;
     #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
     pub use crate::x86::ymm;
+    #[cfg(target_arch = "x86_64")]
+    pub use crate::x86::{avx2, avx512};
 }
 
 /// Declares a CPU tier: a `cpufeatures` detection module and `unsafe fn`s compiled with exactly

@@ -164,7 +164,11 @@ impl<const GHASH: bool> Hasher<GHASH> {
             Backend::Portable => key.fill(have, want, soft::dot),
             #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
             // SAFETY: `backend` is only stored after `is_available()` succeeded (see `update`).
-            Backend::Pclmul | Backend::Avx2 | Backend::Avx512 => unsafe {
+            Backend::Pclmul => unsafe { crate::x86::pclmul::fill_powers(key, have, want) },
+            #[cfg(target_arch = "x86_64")]
+            // SAFETY: as above; the AVX2 and AVX-512 tiers' feature lists include every feature
+            // of the PCLMULQDQ tier (`pclmulqdq`, `sse2`, `ssse3`).
+            Backend::Avx2 | Backend::Avx512 => unsafe {
                 crate::x86::pclmul::fill_powers(key, have, want)
             },
             #[cfg(target_arch = "aarch64")]

@@ -11,6 +11,16 @@
 //! its own inverse); out of place it hashes first and writes the output only after the tag
 //! matches, since the output's old contents could not be restored.
 
+// Targets without a fused engine keep the dispatch code, unused.
+#![cfg_attr(
+    not(any(
+        target_arch = "x86",
+        target_arch = "x86_64",
+        all(target_arch = "aarch64", target_endian = "little")
+    )),
+    allow(dead_code, unused_macros, unused_variables)
+)]
+
 use crate::{Block, Error, tag_matches};
 use aead::inout::InOutBuf;
 use clmul_core::__private::Key;
@@ -157,6 +167,14 @@ pub(crate) enum Fused {
     Vaes512(Vaes512),
     #[cfg(all(target_arch = "aarch64", target_endian = "little"))]
     Armv8(Armv8Gcm),
+    /// Targets without a fused engine: no value of this type exists there.
+    #[cfg(not(any(
+        target_arch = "x86",
+        target_arch = "x86_64",
+        all(target_arch = "aarch64", target_endian = "little")
+    )))]
+    #[allow(dead_code)]
+    None(core::convert::Infallible),
 }
 
 impl Fused {
@@ -188,6 +206,12 @@ impl Fused {
             Fused::Vaes512(k) => (k, Engine::Vaes512),
             #[cfg(all(target_arch = "aarch64", target_endian = "little"))]
             Fused::Armv8(k) => (k, Engine::Armv8),
+            #[cfg(not(any(
+                target_arch = "x86",
+                target_arch = "x86_64",
+                all(target_arch = "aarch64", target_endian = "little")
+            )))]
+            Fused::None(never) => match *never {},
         }
     }
 

@@ -1,0 +1,84 @@
+//! `cargo xtask test`: everything CI runs, in one command.
+//!
+//! 1. `cargo test --workspace` (every backend and engine this CPU has, against the portable
+//!    code, the oracles, published vectors and the published crates);
+//! 2. the same with `--cfg polyval_backend="soft"` (in `target/soft`);
+//! 3. `cargo xtask upstream-tests` (the published crates' own suites against ours);
+//! 4. `cargo xtask cross-test --quick --install` (big-endian s390x, aarch64 with PMULL and
+//!    ARMv8 AES and forced-portable, the x86 dispatch ladder under QEMU, Miri on s390x).
+
+use std::process::Command;
+
+use crate::upstream::{target_dir, workspace_root};
+
+const HELP: &str = "\
+cargo xtask test [--no-cross] [--no-upstream]
+
+Runs the workspace tests, the forced-portable build's tests, the published crates' test
+suites against ours, and the quick cross-test (installing QEMU and cross linkers with
+apt-get when missing; needs root for that).
+";
+
+pub struct Steps {
+    pub cross: bool,
+    pub upstream: bool,
+}
+
+pub fn parse(args: &[String]) -> Result<Option<Steps>, String> {
+    let mut steps = Steps {
+        cross: true,
+        upstream: true,
+    };
+    for a in args {
+        match a.as_str() {
+            "-h" | "--help" => return Ok(None),
+            "--no-cross" => steps.cross = false,
+            "--no-upstream" => steps.upstream = false,
+            other => return Err(format!("unknown option `{other}`")),
+        }
+    }
+    Ok(Some(steps))
+}
+
+pub fn help() -> &'static str {
+    HELP
+}
+
+/// Runs the local steps (1-3); the caller runs the cross-test step.
+pub fn run_local(steps: &Steps) -> Result<(), String> {
+    let root = workspace_root()?;
+    let target = target_dir(&root);
+    let mut t = Command::new("cargo");
+    t.args(["test", "--workspace", "--exclude", "benches"])
+        .current_dir(&root);
+    status("cargo test --workspace", &mut t)?;
+
+    let mut s = Command::new("cargo");
+    s.args([
+        "test",
+        "--workspace",
+        "--exclude",
+        "benches",
+        "--exclude",
+        "xtask",
+    ])
+    .current_dir(&root)
+    .env("CARGO_TARGET_DIR", target.join("soft"))
+    .env("RUSTFLAGS", "--cfg polyval_backend=\"soft\"");
+    status("cargo test --workspace (polyval_backend=\"soft\")", &mut s)?;
+
+    if steps.upstream {
+        crate::upstream::run(&[])?;
+    }
+    Ok(())
+}
+
+fn status(what: &str, cmd: &mut Command) -> Result<(), String> {
+    println!("xtask test: {what}");
+    let s = cmd.status().map_err(|e| format!("{what}: {e}"))?;
+    if s.success() {
+        Ok(())
+    } else {
+        Err(format!("{what}: exited with {s}"))
+    }
+}
