@@ -34,7 +34,7 @@
 //!
 //! # POLYVAL's field and the Montgomery fold
 //!
-//! POLYVAL (RFC 8452) works in GF(2^128) = GF(2)[x] / P(x), `P = x^128 + x^127 + x^126 + x^121 + 1`,
+//! POLYVAL (RFC 8452) works in GF(2^128) = GF(2)\[x\] / P(x), `P = x^128 + x^127 + x^126 + x^121 + 1`,
 //! with little-endian bit order: bit `k` of the little-endian `u128` is the coefficient of `x^k`.
 //! Its product is `dot(a, b) = a * b * x^-128 mod P`, which lets the reduction run from the
 //! bottom (Montgomery style) with cheap folds. Since

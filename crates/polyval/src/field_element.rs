@@ -6,7 +6,7 @@ use core::{
     ops::{Add, Mul, MulAssign},
 };
 
-/// An element of POLYVAL's field GF(2^128) = GF(2)[x] / (x^128 + x^127 + x^126 + x^121 + 1),
+/// An element of POLYVAL's field GF(2^128) = GF(2)\[x\] / (x^128 + x^127 + x^126 + x^121 + 1),
 /// stored as 16 little-endian bytes: bit `k` of the little-endian integer is the coefficient of
 /// `x^k`.
 ///

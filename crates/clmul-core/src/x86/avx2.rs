@@ -1,7 +1,7 @@
 //! 256-bit VPCLMULQDQ backend (AVX2, no AVX-512).
 //!
 //! The algorithm of the 512-bit backend ([`super::avx512`]) on two blocks per `ymm` register:
-//! [`STRIDE`] = 16 blocks (eight registers) per reduction, Karatsuba products summed lane by
+//! `STRIDE` = 16 blocks (eight registers) per reduction, Karatsuba products summed lane by
 //! lane, a lane-parallel reduction, and the two lanes XORed. An odd block count puts the first
 //! block alone in the top lane of the first register.
 

@@ -1,6 +1,6 @@
 //! 512-bit VPCLMULQDQ backend (AVX-512).
 //!
-//! Four blocks per `zmm` register, [`STRIDE`] = 32 blocks (eight registers) per reduction:
+//! Four blocks per `zmm` register, `STRIDE` = 32 blocks (eight registers) per reduction:
 //!
 //! - Each register of blocks is multiplied by the matching register of powers H^n..H^(n-3)
 //!   with Karatsuba (three `vpclmulqdq` per register: `lo*lo`, `hi*hi`, and the middle term

@@ -1,7 +1,7 @@
 //! 128-bit PCLMULQDQ backend (x86 and x86_64).
 //!
 //! Per block: three carry-less multiplies (Karatsuba: `lo*lo`, `hi*hi`, `(lo^hi)*(lo^hi)` with
-//! the key's middle operand precomputed), summed unreduced over a stride of [`STRIDE`] blocks
+//! the key's middle operand precomputed), summed unreduced over a stride of `STRIDE` blocks
 //! against H^STRIDE..H^1, then one Montgomery reduction by two multiplies with
 //! `0xc200000000000000` (the fold `x^63 + x^62 + x^57`, see [`crate::soft`]). This is the
 //! aggregated-reduction technique of Gueron and Kounavis ("Intel Carry-Less Multiplication
