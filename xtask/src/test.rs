@@ -1,5 +1,7 @@
 //! `cargo xtask test`: everything CI runs, in one command.
 //!
+//! 0. `cargo fmt --check`, `cargo clippy -D warnings` (all targets, every crate but the
+//!    benches, whose peers take minutes to build) and `cargo doc` with warnings denied;
 //! 1. `cargo test --workspace` (every backend and engine this CPU has, against the portable
 //!    code, the oracles, published vectors and the published crates);
 //! 2. the same with `--cfg polyval_backend="soft"` (in `target/soft`);
@@ -48,6 +50,40 @@ pub fn help() -> &'static str {
 pub fn run_local(steps: &Steps) -> Result<(), String> {
     let root = workspace_root()?;
     let target = target_dir(&root);
+
+    let mut fmt = Command::new("cargo");
+    fmt.args(["fmt", "--all", "--check"]).current_dir(&root);
+    status("cargo fmt --check", &mut fmt)?;
+    let mut clippy = Command::new("cargo");
+    clippy
+        .args([
+            "clippy",
+            "--workspace",
+            "--exclude",
+            "benches",
+            "--all-targets",
+            "--",
+            "-D",
+            "warnings",
+        ])
+        .current_dir(&root);
+    status("cargo clippy", &mut clippy)?;
+    let mut doc = Command::new("cargo");
+    doc.args(["doc", "--no-deps", "--all-features"])
+        .args([
+            "-p",
+            "clmul-core",
+            "-p",
+            "polyval",
+            "-p",
+            "ghash",
+            "-p",
+            "aes-gcm",
+        ])
+        .current_dir(&root)
+        .env("RUSTDOCFLAGS", "-D warnings");
+    status("cargo doc", &mut doc)?;
+
     let mut t = Command::new("cargo");
     t.args(["test", "--workspace", "--exclude", "benches"])
         .current_dir(&root);
