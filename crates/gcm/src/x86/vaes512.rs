@@ -114,13 +114,25 @@ clmul_core::target_tier! {
         rk: &[__m512i; 15],
         key: &Key,
         y: &mut __m128i,
-        next: &mut impl FnMut() -> __m512i,
+        ctr: &mut __m512i,
         inp: *const u8,
         out: *mut u8,
         len: usize,
         off: &mut usize,
     ) {
         let bswap = gh::bswap_mask512();
+        // Counter blocks: `ctr` holds four consecutive counters byte-reversed (the 32-bit
+        // counter is then each lane's low dword, which `vpaddd` increments). While the low
+        // byte of the big-endian counter does not wrap within an iteration, one shuffle gives
+        // the first register's blocks and the others follow by adding `4g` to that byte
+        // directly (bits 24..31 of each lane's high dword); otherwise each register is
+        // shuffled from its own reversed counters. The counter is not secret.
+        let step_n = _mm512_broadcast_i32x4(_mm_set_epi32(0, 0, 0, (4 * N) as i32));
+        let step4 = _mm512_broadcast_i32x4(_mm_set_epi32(0, 0, 0, 4));
+        let mut be_step = [_mm512_setzero_si512(); N];
+        for (g, v) in be_step.iter_mut().enumerate() {
+            *v = _mm512_broadcast_i32x4(_mm_set_epi32(((4 * g) << 24) as i32, 0, 0, 0));
+        }
         let (pow, _) = key.pow.as_chunks::<4>();
         let (powx, _) = key.powx.as_chunks::<4>();
         let first = POWERS / 4 - N;
@@ -146,9 +158,20 @@ clmul_core::target_tier! {
             let has = hashed.is_some();
             let g = hashed.unwrap_or([_mm512_setzero_si512(); N]);
             let mut x = [_mm512_setzero_si512(); N];
-            for v in &mut x {
-                *v = _mm512_xor_si512(next(), rk[0]);
+            let low = _mm_cvtsi128_si32(_mm512_castsi512_si128(*ctr)) as u32 & 0xff;
+            if low as usize + 4 * N <= 256 {
+                let be = _mm512_shuffle_epi8(*ctr, bswap);
+                for (v, s) in x.iter_mut().zip(&be_step) {
+                    *v = _mm512_xor_si512(_mm512_add_epi32(be, *s), rk[0]);
+                }
+            } else {
+                let mut c = *ctr;
+                for v in &mut x {
+                    *v = _mm512_xor_si512(_mm512_shuffle_epi8(c, bswap), rk[0]);
+                    c = _mm512_add_epi32(c, step4);
+                }
             }
+            *ctr = _mm512_add_epi32(*ctr, step_n);
             let mut acc = [_mm512_setzero_si512(); 3];
             let (mut lo, mut hi) = (_mm512_setzero_si512(), _mm512_setzero_si512());
             let mut step = |i: usize, acc: &mut [__m512i; 3], lo: &mut __m512i, hi: &mut __m512i| {
@@ -230,17 +253,17 @@ clmul_core::target_tier! {
         let rk = broadcast_keys::<R>(keys);
         let bswap = gh::bswap_mask512();
         let inc4 = _mm512_broadcast_i32x4(_mm_set_epi32(0, 0, 0, 4));
+        let mut off = 0;
+        // SAFETY: forwarded from the caller.
+        unsafe {
+            bulk::<R, ENC, HASH, 8>(&rk, key, y, ctr, inp, out, len, &mut off);
+            bulk::<R, ENC, HASH, 4>(&rk, key, y, ctr, inp, out, len, &mut off);
+        }
         let mut next = || {
             let c = _mm512_shuffle_epi8(*ctr, bswap);
             *ctr = _mm512_add_epi32(*ctr, inc4);
             c
         };
-        let mut off = 0;
-        // SAFETY: forwarded from the caller.
-        unsafe {
-            bulk::<R, ENC, HASH, 8>(&rk, key, y, &mut next, inp, out, len, &mut off);
-            bulk::<R, ENC, HASH, 4>(&rk, key, y, &mut next, inp, out, len, &mut off);
-        }
         // Tail: up to 255 bytes, in registers of 64 bytes with byte masks. Its ciphertext,
         // zero-padded, goes to `tail_ct` for the caller to hash together with what follows.
         let rest = len - off;
