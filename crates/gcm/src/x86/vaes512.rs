@@ -139,19 +139,19 @@ clmul_core::target_tier! {
         let kpoly = _mm512_set1_epi64(0xc200_0000_0000_0000_u64 as i64);
         let mut pending: Option<[__m512i; N]> = None;
         while len - *off >= 64 * N {
-            let mut data = [_mm512_setzero_si512(); N];
-            for (g, d) in data.iter_mut().enumerate() {
-                // SAFETY: `off + 64N <= len`, so these 64 bytes are in `inp`.
-                *d = unsafe { _mm512_loadu_si512(inp.add(*off + 64 * g).cast()) };
-            }
+            // SAFETY: `off + 64N <= len`, so these 64-byte loads are within `inp`.
+            let load = |g: usize| unsafe { _mm512_loadu_si512(inp.add(*off + 64 * g).cast()) };
+            // The blocks hashed in this iteration: the previous one's ciphertext (encryption)
+            // or this one's (decryption, loaded now). Encryption loads its plaintext only after
+            // the rounds, which keeps eight registers free for the round keys.
             let hashed = if !HASH {
                 None
             } else if ENC {
                 pending
             } else {
-                let mut c = data;
-                for v in &mut c {
-                    *v = _mm512_shuffle_epi8(*v, bswap);
+                let mut c = [_mm512_setzero_si512(); N];
+                for (g, v) in c.iter_mut().enumerate() {
+                    *v = _mm512_shuffle_epi8(load(g), bswap);
                 }
                 Some(c)
             };
@@ -215,7 +215,7 @@ clmul_core::target_tier! {
             }
             let mut res = [_mm512_setzero_si512(); N];
             for i in 0..N {
-                res[i] = _mm512_xor_si512(data[i], x[i]);
+                res[i] = _mm512_xor_si512(load(i), x[i]);
                 // SAFETY: as above, within `out`.
                 unsafe { _mm512_storeu_si512(out.add(*off + 64 * i).cast(), res[i]) };
             }
