@@ -23,19 +23,7 @@ use clmul_core::__private::{Key, pmull};
 /// Blocks per iteration.
 const BLOCKS: usize = 8;
 
-/// Expanded AES round keys.
-#[derive(Clone)]
-pub(crate) struct RoundKeys {
-    rk: [[u8; 16]; 15],
-    rounds: usize,
-}
-
-#[cfg(feature = "zeroize")]
-impl Drop for RoundKeys {
-    fn drop(&mut self) {
-        zeroize::Zeroize::zeroize(&mut self.rk);
-    }
-}
+use crate::fused::RoundKeys;
 
 clmul_core::target_tier! {
     detect cpuid = ["aes"];
@@ -60,33 +48,7 @@ clmul_core::target_tier! {
 
     /// FIPS-197 key expansion for 16-, 24- and 32-byte keys.
     fn expand(key: &[u8]) -> Option<RoundKeys> {
-        if !matches!(key.len(), 16 | 24 | 32) {
-            return None;
-        }
-        let nk = key.len() / 4;
-        let rounds = nk + 6;
-        let mut w = [0u32; 60];
-        for (i, c) in key.chunks_exact(4).enumerate() {
-            w[i] = u32::from_le_bytes([c[0], c[1], c[2], c[3]]);
-        }
-        let mut rcon = 1u32;
-        for i in nk..4 * (rounds + 1) {
-            let mut t = w[i - 1];
-            if i % nk == 0 {
-                t = sub_word(t.rotate_right(8)) ^ rcon;
-                rcon = ((rcon << 1) & 0xff) ^ (((rcon >> 7) & 1) * 0x1b);
-            } else if nk > 6 && i % nk == 4 {
-                t = sub_word(t);
-            }
-            w[i] = w[i - nk] ^ t;
-        }
-        let mut rk = [[0u8; 16]; 15];
-        for (r, out) in rk.iter_mut().enumerate().take(rounds + 1) {
-            for j in 0..4 {
-                out[4 * j..4 * j + 4].copy_from_slice(&w[4 * r + j].to_le_bytes());
-            }
-        }
-        Some(RoundKeys { rk, rounds })
+        RoundKeys::expand(key, |w| sub_word(w))
     }
 
     #[inline]
@@ -294,74 +256,23 @@ clmul_core::target_tier! {
     }
 }
 
-/// Round keys for the ARMv8 engine; holding one proves the CPU passed its detection.
-#[derive(Clone)]
-pub(crate) struct Armv8Gcm {
-    keys: RoundKeys,
+/// Our key schedule for `key`, if the CPU has AES and it reproduces `h = E_K(0^128)`
+/// (compared in constant time).
+fn checked_schedule(key: &[u8], h: &[u8; 16]) -> Option<RoundKeys> {
+    if !available() {
+        return None;
+    }
+    // SAFETY: detection succeeded just above.
+    let keys = unsafe { expand(key) }?;
+    // SAFETY: as above.
+    let e0 = unsafe { encrypt_block(&keys, &[0; 16]) };
+    ctutils::CtEq::ct_eq(&e0[..], &h[..])
+        .to_bool()
+        .then_some(keys)
 }
 
-impl Armv8Gcm {
-    /// Expands `key`; `None` if the CPU lacks AES/PMULL, the key length is not an AES one,
-    /// or `E_K(0)` differs from `h` (compared in constant time).
-    pub(crate) fn new(key: &[u8], h: &[u8; 16]) -> Option<Self> {
-        if !available() {
-            return None;
-        }
-        // SAFETY: detection succeeded just above.
-        let keys = unsafe { expand(key) }?;
-        // SAFETY: as above.
-        let e0 = unsafe { encrypt_block(&keys, &[0; 16]) };
-        ctutils::CtEq::ct_eq(&e0[..], &h[..])
-            .to_bool()
-            .then_some(Self { keys })
-    }
-
-    /// Encrypts `buffer`; returns the full tag.
-    pub(crate) fn seal(
-        &self,
-        key: &Key,
-        j0: &[u8; 16],
-        aad: &[u8],
-        buffer: InOutBuf<'_, '_, u8>,
-    ) -> [u8; 16] {
-        let len = buffer.len();
-        let (inp, out) = buffer.into_raw();
-        // SAFETY: an `Armv8Gcm` exists only after detection succeeded; `InOutBuf` guarantees
-        // `len` valid bytes at `inp` and `out`, equal or disjoint; `rounds` is ours.
-        unsafe { aead::<true>(&self.keys, key, j0, aad, inp, out, len) }
-    }
-
-    /// Decrypts in place in one pass; returns the expected full tag.
-    pub(crate) fn open_in_place(
-        &self,
-        key: &Key,
-        j0: &[u8; 16],
-        aad: &[u8],
-        buffer: &mut [u8],
-    ) -> [u8; 16] {
-        let p = buffer.as_mut_ptr();
-        // SAFETY: detection as in `seal`; one buffer, in place.
-        unsafe { aead::<false>(&self.keys, key, j0, aad, p, p, buffer.len()) }
-    }
-
-    /// The keystream from `inc32(J0)` XORed over `buffer`.
-    pub(crate) fn ctr_in_place(&self, j0: &[u8; 16], buffer: &mut [u8]) {
-        let p = buffer.as_mut_ptr();
-        // SAFETY: detection as in `seal`; one buffer, in place.
-        unsafe { ctr(&self.keys, j0, p, p, buffer.len()) }
-    }
-
-    /// The keystream over the input, written to the output.
-    pub(crate) fn ctr(&self, j0: &[u8; 16], buffer: InOutBuf<'_, '_, u8>) {
-        let len = buffer.len();
-        let (inp, out) = buffer.into_raw();
-        // SAFETY: detection as in `seal`; `InOutBuf` guarantees the pointers.
-        unsafe { ctr(&self.keys, j0, inp, out, len) }
-    }
-
-    /// The expected full tag of `(aad, ct)`, without decrypting.
-    pub(crate) fn tag(&self, key: &Key, j0: &[u8; 16], aad: &[u8], ct: &[u8]) -> [u8; 16] {
-        // SAFETY: detection as in `seal`.
-        unsafe { tag_only(&self.keys, key, j0, aad, ct) }
-    }
-}
+crate::fused::engine_keys!(
+    /// Round keys for this engine; holding one proves the CPU passed its detection.
+    Armv8Gcm,
+    checked_schedule
+);

@@ -18,7 +18,7 @@
         target_arch = "x86_64",
         all(target_arch = "aarch64", target_endian = "little")
     )),
-    allow(dead_code, unused_macros, unused_variables)
+    allow(dead_code, unused_imports, unused_macros, unused_variables)
 )]
 
 use crate::{Block, Error, tag_matches};
@@ -285,3 +285,122 @@ pub(crate) fn length_block(aad_len: usize, ct_len: usize) -> [u8; 16] {
     b[8..].copy_from_slice(&crate::bits(ct_len).to_be_bytes());
     b
 }
+
+/// Expanded AES round keys (`rounds + 1` keys of 16 bytes, at most 15), for every fused engine.
+#[derive(Clone)]
+pub(crate) struct RoundKeys {
+    /// The round keys, in memory order.
+    pub(crate) rk: [[u8; 16]; 15],
+    /// 10, 12 or 14.
+    pub(crate) rounds: usize,
+}
+
+#[cfg(feature = "zeroize")]
+impl Drop for RoundKeys {
+    fn drop(&mut self) {
+        zeroize::Zeroize::zeroize(&mut self.rk);
+    }
+}
+
+impl RoundKeys {
+    /// FIPS-197 key expansion (section 5.2) of a 16-, 24- or 32-byte key, with `sub_word` the
+    /// S-box on each byte of a word, computed by the caller's AES instruction (so no table is
+    /// indexed by key bytes). Other key lengths get `None`.
+    #[inline(always)]
+    pub(crate) fn expand(key: &[u8], sub_word: impl Fn(u32) -> u32) -> Option<Self> {
+        if !matches!(key.len(), 16 | 24 | 32) {
+            return None;
+        }
+        let nk = key.len() / 4;
+        let rounds = nk + 6;
+        let mut w = [0u32; 60];
+        for (i, c) in key.chunks_exact(4).enumerate() {
+            w[i] = u32::from_le_bytes([c[0], c[1], c[2], c[3]]);
+        }
+        let mut rcon = 1u32;
+        for i in nk..4 * (rounds + 1) {
+            let mut t = w[i - 1];
+            if i % nk == 0 {
+                // RotWord then SubWord, XOR Rcon (little-endian words: byte 0 is the low byte).
+                t = sub_word(t.rotate_right(8)) ^ rcon;
+                rcon = ((rcon << 1) & 0xff) ^ (((rcon >> 7) & 1) * 0x1b);
+            } else if nk > 6 && i % nk == 4 {
+                t = sub_word(t);
+            }
+            w[i] = w[i - nk] ^ t;
+        }
+        let mut rk = [[0u8; 16]; 15];
+        for (r, out) in rk.iter_mut().enumerate().take(rounds + 1) {
+            for j in 0..4 {
+                out[4 * j..4 * j + 4].copy_from_slice(&w[4 * r + j].to_le_bytes());
+            }
+        }
+        #[cfg(feature = "zeroize")]
+        zeroize::Zeroize::zeroize(&mut w);
+        Some(Self { rk, rounds })
+    }
+}
+
+/// Defines an engine's key type in a kernel module: its round keys, whose existence proves the
+/// module's detection (`available()`) succeeded, and safe methods over the module's
+/// `aead::<ENC>`, `ctr` and `tag_only` kernels. `$schedule(key, h)` expands the key and checks
+/// it against `h = E_K(0)`.
+macro_rules! engine_keys {
+    ($(#[$m:meta])* $name:ident, $schedule:path) => {
+        $(#[$m])*
+        #[derive(Clone)]
+        pub(crate) struct $name {
+            keys: RoundKeys,
+        }
+
+        impl $name {
+            /// Expands `key`; `None` if the CPU lacks the engine's features, the key length is
+            /// not an AES one, or `E_K(0)` differs from `h` (compared in constant time).
+            pub(crate) fn new(key: &[u8], h: &[u8; 16]) -> Option<Self> {
+                if !available() {
+                    return None;
+                }
+                $schedule(key, h).map(|keys| Self { keys })
+            }
+
+            /// Encrypts `buffer`; returns the full tag.
+            pub(crate) fn seal(&self, key: &Key, j0: &[u8; 16], aad: &[u8], buffer: InOutBuf<'_, '_, u8>) -> [u8; 16] {
+                let len = buffer.len();
+                let (inp, out) = buffer.into_raw();
+                // SAFETY: a key value exists only after `available()` succeeded (`new`);
+                // `InOutBuf` guarantees `len` valid bytes at `inp` and `out`, equal or
+                // disjoint; `rounds` comes from our key schedule.
+                unsafe { aead::<true>(&self.keys, key, j0, aad, inp, out, len) }
+            }
+
+            /// Decrypts `buffer` in place in one pass; returns the expected full tag.
+            pub(crate) fn open_in_place(&self, key: &Key, j0: &[u8; 16], aad: &[u8], buffer: &mut [u8]) -> [u8; 16] {
+                let p = buffer.as_mut_ptr();
+                // SAFETY: detection as in `seal`; one buffer, read and written in place.
+                unsafe { aead::<false>(&self.keys, key, j0, aad, p, p, buffer.len()) }
+            }
+
+            /// The keystream from `inc32(J0)` XORed over `buffer`.
+            pub(crate) fn ctr_in_place(&self, j0: &[u8; 16], buffer: &mut [u8]) {
+                let p = buffer.as_mut_ptr();
+                // SAFETY: detection as in `seal`; one buffer, in place.
+                unsafe { ctr(&self.keys, j0, p, p, buffer.len()) }
+            }
+
+            /// The keystream from `inc32(J0)` XORed over the input, written to the output.
+            pub(crate) fn ctr(&self, j0: &[u8; 16], buffer: InOutBuf<'_, '_, u8>) {
+                let len = buffer.len();
+                let (inp, out) = buffer.into_raw();
+                // SAFETY: detection as in `seal`; `InOutBuf` guarantees the pointers.
+                unsafe { ctr(&self.keys, j0, inp, out, len) }
+            }
+
+            /// The expected full tag of `(aad, ct)`, without decrypting.
+            pub(crate) fn tag(&self, key: &Key, j0: &[u8; 16], aad: &[u8], ct: &[u8]) -> [u8; 16] {
+                // SAFETY: detection as in `seal`.
+                unsafe { tag_only(&self.keys, key, j0, aad, ct) }
+            }
+        }
+    };
+}
+pub(crate) use engine_keys;

@@ -9,21 +9,7 @@ use core::arch::x86::*;
 #[cfg(target_arch = "x86_64")]
 use core::arch::x86_64::*;
 
-/// Expanded AES round keys: `rounds + 1` 16-byte keys (at most 15).
-#[derive(Clone)]
-pub(crate) struct RoundKeys {
-    /// The round keys, in memory order (the bytes `aesenc` takes).
-    pub(crate) rk: [[u8; 16]; 15],
-    /// 10, 12 or 14.
-    pub(crate) rounds: usize,
-}
-
-#[cfg(feature = "zeroize")]
-impl Drop for RoundKeys {
-    fn drop(&mut self) {
-        zeroize::Zeroize::zeroize(&mut self.rk);
-    }
-}
+pub(crate) use crate::fused::RoundKeys;
 
 clmul_core::target_tier! {
     detect cpuid = ["aes", "sse2"];
@@ -35,38 +21,9 @@ clmul_core::target_tier! {
         _mm_cvtsi128_si32(v) as u32
     }
 
-    /// Expands a 16-, 24- or 32-byte key. Other lengths are the caller's bug (the caller's key
-    /// type fixes the length); they get `None`.
+    /// Expands a 16-, 24- or 32-byte key (other lengths get `None`).
     pub(crate) fn expand(key: &[u8]) -> Option<RoundKeys> {
-        let nk = key.len() / 4;
-        if !matches!(key.len(), 16 | 24 | 32) {
-            return None;
-        }
-        let rounds = nk + 6;
-        let total = 4 * (rounds + 1);
-        let mut w = [0u32; 60];
-        for (i, c) in key.chunks_exact(4).enumerate() {
-            w[i] = u32::from_le_bytes([c[0], c[1], c[2], c[3]]);
-        }
-        let mut rcon = 1u32;
-        for i in nk..total {
-            let mut t = w[i - 1];
-            if i % nk == 0 {
-                // RotWord then SubWord, XOR Rcon (little-endian words: byte 0 is the low byte).
-                t = sub_word(t.rotate_right(8)) ^ rcon;
-                rcon = ((rcon << 1) & 0xff) ^ (((rcon >> 7) & 1) * 0x1b);
-            } else if nk > 6 && i % nk == 4 {
-                t = sub_word(t);
-            }
-            w[i] = w[i - nk] ^ t;
-        }
-        let mut rk = [[0u8; 16]; 15];
-        for (r, out) in rk.iter_mut().enumerate().take(rounds + 1) {
-            for j in 0..4 {
-                out[4 * j..4 * j + 4].copy_from_slice(&w[4 * r + j].to_le_bytes());
-            }
-        }
-        Some(RoundKeys { rk, rounds })
+        RoundKeys::expand(key, |w| sub_word(w))
     }
 
     /// Encrypts one block.

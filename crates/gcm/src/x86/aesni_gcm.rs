@@ -293,69 +293,8 @@ clmul_core::target_tier! {
     }
 }
 
-/// Round keys for this engine; holding one proves the CPU passed its detection.
-#[derive(Clone)]
-pub(crate) struct AesNiGcm {
-    keys: RoundKeys,
-}
-
-impl AesNiGcm {
-    /// Expands `key`; `None` if the CPU lacks the engine's features, the key length is not an
-    /// AES one, or `E_K(0)` differs from `h`.
-    pub(crate) fn new(key: &[u8], h: &[u8; 16]) -> Option<Self> {
-        if !(available() && super::aesni::available()) {
-            return None;
-        }
-        super::aesni::checked_schedule(key, h).map(|keys| Self { keys })
-    }
-
-    /// Encrypts `buffer`; returns the full tag. `key` holds H^1..H^8 at least.
-    pub(crate) fn seal(
-        &self,
-        key: &Key,
-        j0: &[u8; 16],
-        aad: &[u8],
-        buffer: InOutBuf<'_, '_, u8>,
-    ) -> [u8; 16] {
-        let len = buffer.len();
-        let (inp, out) = buffer.into_raw();
-        // SAFETY: an `AesNiGcm` exists only after detection succeeded (`new`); `InOutBuf`
-        // guarantees `len` valid bytes at `inp` and `out`, equal or disjoint; `rounds` comes
-        // from our key schedule.
-        unsafe { aead::<true>(&self.keys, key, j0, aad, inp, out, len) }
-    }
-
-    /// Decrypts `buffer` in one pass; returns the expected full tag.
-    pub(crate) fn open_in_place(
-        &self,
-        key: &Key,
-        j0: &[u8; 16],
-        aad: &[u8],
-        buffer: &mut [u8],
-    ) -> [u8; 16] {
-        let p = buffer.as_mut_ptr();
-        // SAFETY: detection as in `seal`; one buffer, in place.
-        unsafe { aead::<false>(&self.keys, key, j0, aad, p, p, buffer.len()) }
-    }
-
-    /// The keystream from `inc32(J0)` XORed over `buffer`.
-    pub(crate) fn ctr_in_place(&self, j0: &[u8; 16], buffer: &mut [u8]) {
-        let p = buffer.as_mut_ptr();
-        // SAFETY: detection as in `seal`; one buffer, in place.
-        unsafe { ctr(&self.keys, j0, p, p, buffer.len()) }
-    }
-
-    /// The keystream from `inc32(J0)` XORed over the input, written to the output.
-    pub(crate) fn ctr(&self, j0: &[u8; 16], buffer: InOutBuf<'_, '_, u8>) {
-        let len = buffer.len();
-        let (inp, out) = buffer.into_raw();
-        // SAFETY: detection as in `seal`; `InOutBuf` guarantees the pointers.
-        unsafe { ctr(&self.keys, j0, inp, out, len) }
-    }
-
-    /// The expected full tag of `(aad, ct)`, without decrypting.
-    pub(crate) fn tag(&self, key: &Key, j0: &[u8; 16], aad: &[u8], ct: &[u8]) -> [u8; 16] {
-        // SAFETY: detection as in `seal`.
-        unsafe { tag_only(&self.keys, key, j0, aad, ct) }
-    }
-}
+crate::fused::engine_keys!(
+    /// Round keys for this engine; holding one proves the CPU passed its detection.
+    AesNiGcm,
+    super::aesni::checked_schedule
+);

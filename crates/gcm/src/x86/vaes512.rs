@@ -361,7 +361,7 @@ clmul_core::target_tier! {
 
     /// The full tag of `(aad, ct)` without decrypting: the first pass of an out-of-place
     /// decryption, which must not write its output before the tag is checked.
-    pub(crate) fn tag_only(keys: &RoundKeys, key: &Key, j0: &[u8; 16], aad: &[u8], ct: &[u8]) -> [u8; 16] {
+    fn tag_only(keys: &RoundKeys, key: &Key, j0: &[u8; 16], aad: &[u8], ct: &[u8]) -> [u8; 16] {
         let ej0 = encrypt_j0(keys, j0);
         let mut y = _mm_setzero_si128();
         ghash_padded(key, &mut y, aad);
@@ -377,30 +377,12 @@ clmul_core::target_tier! {
         tag
     }
 
-    /// Encrypts `len` bytes from `inp` to `out`; returns the full tag.
-    ///
-    /// # Safety
-    /// As [`aead`].
-    pub(crate) unsafe fn seal(keys: &RoundKeys, key: &Key, j0: &[u8; 16], aad: &[u8], inp: *const u8, out: *mut u8, len: usize) -> [u8; 16] {
-        // SAFETY: forwarded from the caller.
-        unsafe { aead::<true>(keys, key, j0, aad, inp, out, len) }
-    }
-
-    /// Decrypts in one pass, hashing the ciphertext as it goes; returns the expected tag.
-    ///
-    /// # Safety
-    /// As [`aead`].
-    pub(crate) unsafe fn open(keys: &RoundKeys, key: &Key, j0: &[u8; 16], aad: &[u8], inp: *const u8, out: *mut u8, len: usize) -> [u8; 16] {
-        // SAFETY: forwarded from the caller.
-        unsafe { aead::<false>(keys, key, j0, aad, inp, out, len) }
-    }
-
     /// Plain CTR from `inc32(J0)`: undoes [`open`] on a failed tag, or decrypts after a
     /// separate check.
     ///
     /// # Safety
     /// As [`seal`].
-    pub(crate) unsafe fn ctr(keys: &RoundKeys, j0: &[u8; 16], inp: *const u8, out: *mut u8, len: usize) {
+    unsafe fn ctr(keys: &RoundKeys, j0: &[u8; 16], inp: *const u8, out: *mut u8, len: usize) {
         let mut y = _mm_setzero_si128();
         let mut ctr = first_counters(j0);
         // The key table is not read when HASH is false.
@@ -416,77 +398,8 @@ clmul_core::target_tier! {
     }
 }
 
-/// Round keys for this engine; holding one proves the CPU passed its detection (and
-/// AES-NI's, for the key schedule).
-#[derive(Clone)]
-pub(crate) struct Vaes512 {
-    keys: RoundKeys,
-}
-
-impl Vaes512 {
-    /// Expands `key`; `None` if the CPU lacks the engine's features, the key length is not an
-    /// AES one, or `E_K(0)` differs from `h` (the caller's cipher is not AES under `key`).
-    pub(crate) fn new(key: &[u8], h: &[u8; 16]) -> Option<Self> {
-        if !(available() && super::aesni::available()) {
-            return None;
-        }
-        // SAFETY: detection of AES-NI succeeded just above.
-        let keys = unsafe { super::aesni::expand(key) }?;
-        // SAFETY: as above.
-        let e0 = unsafe { super::aesni::encrypt_block(&keys, &[0; 16]) };
-        ctutils::CtEq::ct_eq(&e0[..], &h[..])
-            .to_bool()
-            .then_some(Self { keys })
-    }
-
-    /// Encrypts `buffer`; returns the full tag. `key` holds H^1..H^32.
-    pub(crate) fn seal(
-        &self,
-        key: &Key,
-        j0: &[u8; 16],
-        aad: &[u8],
-        buffer: InOutBuf<'_, '_, u8>,
-    ) -> [u8; 16] {
-        let len = buffer.len();
-        let (inp, out) = buffer.into_raw();
-        // SAFETY: a `Vaes512` exists only after detection succeeded (`new`); `InOutBuf`
-        // guarantees `len` valid bytes at `inp` and `out`, equal or disjoint; `rounds` comes
-        // from our key schedule.
-        unsafe { seal(&self.keys, key, j0, aad, inp, out, len) }
-    }
-
-    /// Decrypts `buffer` in one pass; returns the expected full tag. The caller undoes the
-    /// decryption with [`Self::ctr_in_place`] if the tag does not match.
-    pub(crate) fn open_in_place(
-        &self,
-        key: &Key,
-        j0: &[u8; 16],
-        aad: &[u8],
-        buffer: &mut [u8],
-    ) -> [u8; 16] {
-        let p = buffer.as_mut_ptr();
-        // SAFETY: detection as in `seal`; one buffer, read and written in place.
-        unsafe { open(&self.keys, key, j0, aad, p, p, buffer.len()) }
-    }
-
-    /// The keystream from `inc32(J0)` XORed over `buffer`.
-    pub(crate) fn ctr_in_place(&self, j0: &[u8; 16], buffer: &mut [u8]) {
-        let p = buffer.as_mut_ptr();
-        // SAFETY: detection as in `seal`; one buffer, in place.
-        unsafe { ctr(&self.keys, j0, p, p, buffer.len()) }
-    }
-
-    /// The keystream from `inc32(J0)` XORed over the input, written to the output.
-    pub(crate) fn ctr(&self, j0: &[u8; 16], buffer: InOutBuf<'_, '_, u8>) {
-        let len = buffer.len();
-        let (inp, out) = buffer.into_raw();
-        // SAFETY: detection as in `seal`; `InOutBuf` guarantees the pointers.
-        unsafe { ctr(&self.keys, j0, inp, out, len) }
-    }
-
-    /// The expected full tag of `(aad, ct)`, without decrypting.
-    pub(crate) fn tag(&self, key: &Key, j0: &[u8; 16], aad: &[u8], ct: &[u8]) -> [u8; 16] {
-        // SAFETY: detection as in `seal`.
-        unsafe { tag_only(&self.keys, key, j0, aad, ct) }
-    }
-}
+crate::fused::engine_keys!(
+    /// Round keys for this engine; holding one proves the CPU passed its detection.
+    Vaes512,
+    super::aesni::checked_schedule
+);
