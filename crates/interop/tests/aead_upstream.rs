@@ -5,6 +5,8 @@
 //! (Moved here from crates/gcm/tests/differential.rs: with the published `aes-gcm` as a
 //! dev-dependency of our `aes-gcm`, `cargo test -p aes-gcm` was ambiguous.)
 
+// The helpers of crates/gcm/tests, shared rather than copied.
+#[path = "../../gcm/tests/util/mod.rs"]
 mod util;
 
 use aes::{Aes128, Aes192, Aes256};

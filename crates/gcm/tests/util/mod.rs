@@ -1,4 +1,4 @@
-//! Helpers shared by our integration tests (crates/interop/tests/util has a copy).
+//! Helpers shared by the AES-GCM integration tests (also included by crates/interop/tests).
 #![allow(dead_code)]
 
 use aes_gcm::aead::{KeyInit, array::ArraySize};
