@@ -135,10 +135,13 @@ pub use aead::{self, AeadCore, AeadInOut, Error, Key, KeyInit, KeySizeUser};
 pub use aes;
 
 use aead::{TagPosition, inout::InOutBuf};
+// `consts` names the nonce size of the `aes` aliases (and the docs' tag sizes).
+#[cfg_attr(not(feature = "aes"), allow(unused_imports))]
+use cipher::consts;
 use cipher::{
     BlockCipherEncrypt, BlockSizeUser,
     array::{Array, ArraySize},
-    consts::{self, U16},
+    consts::U16,
 };
 use core::{fmt, marker::PhantomData};
 use ghash::GHash;
