@@ -564,6 +564,7 @@ mod tests {
     /// The limits are inclusive maxima, checked with `>` in both directions, for the buffer
     /// and the associated data independently. (Integration tests cannot allocate 64 GiB.)
     #[test]
+    #[cfg(target_pointer_width = "64")]
     fn length_limits() {
         let p_max = usize::try_from(P_MAX).expect("64-bit test host");
         assert!(check_lengths(0, 0).is_ok());
@@ -578,7 +579,17 @@ mod tests {
     }
 
     /// The length block cannot overflow for accepted inputs, and saturates (no panic) beyond.
+    /// On 32-bit targets no `usize` length reaches either limit, and none overflows the length
+    /// block.
     #[test]
+    #[cfg(not(target_pointer_width = "64"))]
+    fn length_limits_32() {
+        assert!(check_lengths(usize::MAX, usize::MAX).is_ok());
+        assert_eq!(bits(usize::MAX), (usize::MAX as u64) * 8);
+    }
+
+    #[test]
+    #[cfg(target_pointer_width = "64")]
     fn bit_lengths() {
         let a_max = usize::try_from(A_MAX).expect("64-bit test host");
         assert_eq!(bits(a_max), A_MAX * 8);
