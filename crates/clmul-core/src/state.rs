@@ -64,26 +64,6 @@ impl Key {
     }
 }
 
-/// How many powers of H an input of `n` blocks should have computed first, for a backend whose
-/// wide loop uses `stride` (all the powers a key will ever use).
-///
-/// Computing a power costs about one block's multiply plus a reduction, and every stride saves
-/// a reduction on the serial chain of the running hash: a few powers pay off for any input, a
-/// full table only for long ones. So a short first message (or a state cloned fresh per
-/// message, or a per-message key as in AES-GCM-SIV) does not pay for a 32-entry table: up to 8
-/// blocks get exactly as many powers as blocks, then a quarter of the input (rounded down to a
-/// power of two, at least 8), up to the stride. Powers stay computed for later inputs.
-#[inline]
-fn powers_for(n: usize, stride: usize) -> usize {
-    let p = if n <= 8 { n } else { (n / 4).max(8) };
-    let p = if p <= 8 {
-        p
-    } else {
-        1 << (usize::BITS - 1 - p.leading_zeros())
-    };
-    p.min(stride).max(1)
-}
-
 /// A keyed POLYVAL (`GHASH = false`) or GHASH (`GHASH = true`) state.
 ///
 /// GHASH runs as byte-reflected POLYVAL (RFC 8452, Appendix A): the key is
@@ -146,26 +126,13 @@ impl<const GHASH: bool> Hasher<GHASH> {
         if blocks.is_empty() {
             return;
         }
-        let want = powers_for(blocks.len(), self.backend.powers());
+        let want = blocks.len().min(self.backend.powers());
         if want > self.npow {
             self.extend_powers(want);
         }
         let mut acc = self.acc;
-        self.chunked(&mut acc, blocks);
+        self.kernel(&mut acc, blocks);
         self.acc = acc;
-    }
-
-    /// Runs the kernel over `blocks` in strides the computed powers allow.
-    #[inline]
-    fn chunked(&self, acc: &mut u128, blocks: &[[u8; 16]]) {
-        let step = self.npow.min(self.backend.powers());
-        if step >= blocks.len().min(self.backend.powers()) {
-            self.kernel(acc, blocks);
-        } else {
-            for chunk in blocks.chunks(step) {
-                self.kernel(acc, chunk);
-            }
-        }
     }
 
     /// Runs the backend's kernel; the caller has made sure the powers it needs are there.
@@ -229,7 +196,14 @@ impl<const GHASH: bool> Hasher<GHASH> {
         } else {
             u128::from_le_bytes(*acc)
         };
-        self.chunked(&mut a, blocks);
+        let step = self.npow.min(self.backend.powers());
+        if step >= blocks.len().min(self.backend.powers()) {
+            self.kernel(&mut a, blocks);
+        } else {
+            for chunk in blocks.chunks(step) {
+                self.kernel(&mut a, chunk);
+            }
+        }
         *acc = if GHASH {
             a.to_be_bytes()
         } else {
@@ -309,27 +283,5 @@ impl<const GHASH: bool> core::fmt::Debug for Hasher<GHASH> {
         f.debug_struct(if GHASH { "Ghash" } else { "Polyval" })
             .field("backend", &self.backend)
             .finish_non_exhaustive()
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::powers_for;
-
-    /// The lazy table size stays within the stride, never exceeds what the input can use, and
-    /// grows with the input.
-    #[test]
-    fn powers_for_bounds() {
-        for stride in [4, 8, 16, 32] {
-            let mut last = 0;
-            for n in 0..5000 {
-                let p = powers_for(n, stride);
-                assert!((1..=stride).contains(&p), "n {n} stride {stride}: {p}");
-                assert!(p <= n.max(1), "n {n}: {p}");
-                assert!(p >= last, "n {n}: {p} < {last}");
-                last = p;
-            }
-            assert_eq!(powers_for(4096, stride), stride);
-        }
     }
 }
