@@ -26,8 +26,9 @@ clmul_core::target_tier! {
         RoundKeys::expand(key, |w| sub_word(w))
     }
 
-    /// Encrypts one block.
-    pub(crate) fn encrypt_block(keys: &RoundKeys, block: &[u8; 16]) -> [u8; 16] {
+    /// Encrypts one block, in a register (the GCM tag mask `E(J0)` of every x86 engine).
+    #[inline]
+    pub(crate) fn encrypt_xmm(keys: &RoundKeys, block: &[u8; 16]) -> __m128i {
         let load = |b: &[u8; 16]| {
             // SAFETY: 16 readable bytes, unaligned load.
             unsafe { _mm_loadu_si128(b.as_ptr().cast()) }
@@ -36,10 +37,14 @@ clmul_core::target_tier! {
         for r in 1..keys.rounds {
             x = _mm_aesenc_si128(x, load(&keys.rk[r]));
         }
-        x = _mm_aesenclast_si128(x, load(&keys.rk[keys.rounds]));
+        _mm_aesenclast_si128(x, load(&keys.rk[keys.rounds]))
+    }
+
+    /// Encrypts one block.
+    pub(crate) fn encrypt_block(keys: &RoundKeys, block: &[u8; 16]) -> [u8; 16] {
         let mut out = [0u8; 16];
         // SAFETY: 16 writable bytes, unaligned store.
-        unsafe { _mm_storeu_si128(out.as_mut_ptr().cast(), x) };
+        unsafe { _mm_storeu_si128(out.as_mut_ptr().cast(), encrypt_xmm(keys, block)) };
         out
     }
 }

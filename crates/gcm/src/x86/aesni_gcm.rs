@@ -212,16 +212,6 @@ clmul_core::target_tier! {
         *y = pclmul::load_u128(&acc);
     }
 
-    /// `E_K(J0)`.
-    #[inline]
-    fn encrypt_j0(keys: &RoundKeys, j0: &[u8; 16]) -> __m128i {
-        let mut x = _mm_xor_si128(pclmul::load::<false>(j0), pclmul::load::<false>(&keys.rk[0]));
-        for k in &keys.rk[1..keys.rounds] {
-            x = _mm_aesenc_si128(x, pclmul::load::<false>(k));
-        }
-        _mm_aesenclast_si128(x, pclmul::load::<false>(&keys.rk[keys.rounds]))
-    }
-
     /// GHASH of `blocks` (the last of them the length block) into `y`, masked with `E(J0)`:
     /// the full tag.
     #[inline]
@@ -243,7 +233,7 @@ clmul_core::target_tier! {
     /// As [`crypt`]; `keys.rounds` is 10, 12 or 14.
     #[inline]
     unsafe fn aead<const ENC: bool>(keys: &RoundKeys, key: &Key, j0: &[u8; 16], aad: &[u8], inp: *const u8, out: *mut u8, len: usize) -> [u8; 16] {
-        let ej0 = encrypt_j0(keys, j0);
+        let ej0 = super::aesni::encrypt_xmm(keys, j0);
         let mut y = _mm_setzero_si128();
         let mut buf = [[0u8; 16]; 32];
         let mut n = 0;
@@ -285,7 +275,7 @@ clmul_core::target_tier! {
 
     /// The full tag of `(aad, ct)` without decrypting.
     fn tag_only(keys: &RoundKeys, key: &Key, j0: &[u8; 16], aad: &[u8], ct: &[u8]) -> [u8; 16] {
-        let ej0 = encrypt_j0(keys, j0);
+        let ej0 = super::aesni::encrypt_xmm(keys, j0);
         let mut y = _mm_setzero_si128();
         ghash_padded(key, &mut y, aad);
         ghash_padded(key, &mut y, ct);

@@ -266,16 +266,6 @@ clmul_core::target_tier! {
         *y = pclmul::load_u128(&acc);
     }
 
-    /// One-block AES (the tag mask `E(J0)`), on 128-bit registers.
-    #[inline]
-    fn encrypt_j0(keys: &RoundKeys, j0: &[u8; 16]) -> __m128i {
-        let mut x = _mm_xor_si128(pclmul::load::<false>(j0), pclmul::load::<false>(&keys.rk[0]));
-        for k in &keys.rk[1..keys.rounds] {
-            x = _mm_aesenc_si128(x, pclmul::load::<false>(k));
-        }
-        _mm_aesenclast_si128(x, pclmul::load::<false>(&keys.rk[keys.rounds]))
-    }
-
     /// Encryption (`ENC`) or one-pass decryption of `len` bytes from `inp` to `out`; returns
     /// the full tag `GHASH(A, C) ^ E(J0)`.
     ///
@@ -288,7 +278,7 @@ clmul_core::target_tier! {
     /// `keys.rounds` is 10, 12 or 14; `key` holds H^1..H^32.
     #[inline]
     unsafe fn aead<const ENC: bool>(keys: &RoundKeys, key: &Key, j0: &[u8; 16], aad: &[u8], inp: *const u8, out: *mut u8, len: usize) -> [u8; 16] {
-        let ej0 = encrypt_j0(keys, j0);
+        let ej0 = super::aesni::encrypt_xmm(keys, j0);
         let mut y = _mm_setzero_si128();
         // AAD (if short) | tail ciphertext | length block; at most 8 + 16 + 1 blocks.
         let mut buf = [[0u8; 16]; 32];
@@ -322,7 +312,7 @@ clmul_core::target_tier! {
     /// The full tag of `(aad, ct)` without decrypting: the first pass of an out-of-place
     /// decryption, which must not write its output before the tag is checked.
     fn tag_only(keys: &RoundKeys, key: &Key, j0: &[u8; 16], aad: &[u8], ct: &[u8]) -> [u8; 16] {
-        let ej0 = encrypt_j0(keys, j0);
+        let ej0 = super::aesni::encrypt_xmm(keys, j0);
         let mut y = _mm_setzero_si128();
         ghash_padded(key, &mut y, aad);
         ghash_padded(key, &mut y, ct);
