@@ -58,6 +58,17 @@ clmul_core::target_tier! {
         x
     }
 
+    /// An empty `asm!` through which `v` passes: a scheduling fence for LLVM (volatile `asm`
+    /// blocks keep their order), so that the AES rounds and GHASH steps stay interleaved.
+    #[inline]
+    fn pin(v: &mut __m512i) {
+        #[cfg(not(miri))]
+        // SAFETY: the template is empty: no instruction runs, `v` stays in its register.
+        unsafe {
+            core::arch::asm!("/* {0} */", inout(zmm_reg) *v, options(nomem, nostack, preserves_flags))
+        };
+    }
+
     #[inline]
     fn byte_mask(n: usize) -> __mmask64 {
         if n >= 64 { !0 } else { (1u64 << n) - 1 }
@@ -97,14 +108,142 @@ clmul_core::target_tier! {
         gh::hsum(gh::reduce512(acc[0], acc[1], acc[2]))
     }
 
-    /// The stitched loop: `N` registers (`4N` blocks) per iteration while at least `64N` bytes
-    /// remain from `*off`. AES round `r` of this iteration's counters is followed by GHASH
-    /// step `r - 1` of the blocks being hashed (the previous iteration's ciphertext when
-    /// encrypting, this iteration's when decrypting): the products of groups `N-1..1`, then
-    /// group 0 (which adds the running hash), then the reduction in four steps; steps left
-    /// when the rounds run out follow the last round. Program order keeps both instruction
-    /// streams in the scheduler together, and group 0 comes last so that the running hash is
-    /// needed as late as possible.
+    /// One iteration of the stitched loop: `N` registers (`4N` blocks) of CTR at `off`, while
+    /// the GHASH steps of `hashed` (byte-reflected blocks: the previous iteration's ciphertext
+    /// when encrypting; decryption ignores `hashed` and loads this iteration's) run between
+    /// the AES rounds (if `H`): AES round `r` is followed by GHASH step `r - 1`: the products
+    /// of groups `N-1..1`, then group 0 (which adds the running hash), then the reduction in
+    /// four steps; steps left when the rounds run out follow the last round. Group 0 comes
+    /// last so that the running hash is needed as late as possible. Returns this iteration's
+    /// ciphertext, byte-reflected, when encrypting.
+    ///
+    /// # Safety
+    /// As [`crypt`], and `off + 64N <= len`.
+    #[inline]
+    #[allow(clippy::too_many_arguments)]
+    unsafe fn iteration<const R: usize, const ENC: bool, const H: bool, const N: usize>(
+        rk: &[__m512i; 15],
+        key: &Key,
+        y: &mut __m128i,
+        ctr: &mut __m512i,
+        hashed: &[__m512i; N],
+        inp: *const u8,
+        out: *mut u8,
+        off: usize,
+    ) -> [__m512i; N] {
+        let bswap = gh::bswap_mask512();
+        let (pow, _) = key.pow.as_chunks::<4>();
+        let (powx, _) = key.powx.as_chunks::<4>();
+        let first = POWERS / 4 - N;
+        let kpoly = _mm512_set1_epi64(0xc200_0000_0000_0000_u64 as i64);
+        // SAFETY: `off + 64N <= len`, so these 64-byte loads are within `inp`.
+        let load = |g: usize| unsafe { _mm512_loadu_si512(inp.add(off + 64 * g).cast()) };
+        let mut g = *hashed;
+        if H && !ENC {
+            for (i, v) in g.iter_mut().enumerate() {
+                *v = _mm512_shuffle_epi8(load(i), bswap);
+            }
+        }
+        // Counter blocks: `ctr` holds four consecutive counters byte-reversed (the 32-bit
+        // counter is then each lane's low dword, which `vpaddd` increments). While the low
+        // byte of the big-endian counter does not wrap within the iteration, one shuffle gives
+        // the first register's blocks and the others follow by adding `4i` to that byte
+        // directly (bits 24..31 of each lane's high dword); otherwise each register is
+        // shuffled from its own reversed counters. The counter is not secret.
+        let mut x = [_mm512_setzero_si512(); N];
+        let low = _mm_cvtsi128_si32(_mm512_castsi512_si128(*ctr)) as u32 & 0xff;
+        if low as usize + 4 * N <= 256 {
+            let be = _mm512_shuffle_epi8(*ctr, bswap);
+            for (i, v) in x.iter_mut().enumerate() {
+                let s = _mm512_broadcast_i32x4(_mm_set_epi32(((4 * i) << 24) as i32, 0, 0, 0));
+                *v = _mm512_xor_si512(_mm512_add_epi32(be, s), rk[0]);
+            }
+        } else {
+            let step4 = _mm512_broadcast_i32x4(_mm_set_epi32(0, 0, 0, 4));
+            let mut c = *ctr;
+            for v in &mut x {
+                *v = _mm512_xor_si512(_mm512_shuffle_epi8(c, bswap), rk[0]);
+                c = _mm512_add_epi32(c, step4);
+            }
+        }
+        *ctr = _mm512_add_epi32(*ctr, _mm512_broadcast_i32x4(_mm_set_epi32(0, 0, 0, (4 * N) as i32)));
+        let mut acc = [_mm512_setzero_si512(); 3];
+        let (mut lo, mut hi) = (_mm512_setzero_si512(), _mm512_setzero_si512());
+        let mut step = |i: usize, acc: &mut [__m512i; 3], lo: &mut __m512i, hi: &mut __m512i| {
+            if !H {
+                return;
+            }
+            if i + 1 < N {
+                let j = N - 1 - i;
+                gh::mul_acc(acc, g[j], gh::load_pow(&pow[first + j]), gh::load_pow(&powx[first + j]));
+            } else if i + 1 == N {
+                let x0 = _mm512_xor_si512(g[0], _mm512_zextsi128_si512(*y));
+                gh::mul_acc(acc, x0, gh::load_pow(&pow[first]), gh::load_pow(&powx[first]));
+            } else if i == N {
+                let mid = gh::xor3(acc[1], acc[0], acc[2]);
+                *lo = _mm512_xor_si512(acc[0], _mm512_bslli_epi128::<8>(mid));
+                *hi = _mm512_xor_si512(acc[2], _mm512_bsrli_epi128::<8>(mid));
+            } else if i == N + 1 {
+                let t = _mm512_clmulepi64_epi128::<0x00>(*lo, kpoly);
+                *lo = _mm512_xor_si512(gh::swap_halves(*lo), t);
+            } else if i == N + 2 {
+                let t = _mm512_clmulepi64_epi128::<0x00>(*lo, kpoly);
+                *lo = gh::xor3(*hi, gh::swap_halves(*lo), t);
+            } else if i == N + 3 {
+                *y = gh::hsum(*lo);
+            }
+        };
+        // Rounds 1..R unrolled in the source (R is a constant, so the `r < R` tests fold),
+        // each followed by its GHASH step and a `pin` of every live register: LLVM would
+        // otherwise schedule all GHASH work ahead of all AES rounds, and the core would then
+        // run the two in turn instead of side by side.
+        macro_rules! rounds {
+            ($($r:literal)*) => {$(
+                if $r < R {
+                    for v in &mut x {
+                        *v = _mm512_aesenc_epi128(*v, rk[$r]);
+                    }
+                    step($r - 1, &mut acc, &mut lo, &mut hi);
+                    if H && $r <= N + 2 {
+                        let [a0, a1, a2] = &mut acc;
+                        pin(a0);
+                        pin(a1);
+                        pin(a2);
+                        pin(&mut lo);
+                        pin(&mut hi);
+                    }
+                    for v in &mut x {
+                        pin(v);
+                    }
+                }
+            )*};
+        }
+        rounds!(1 2 3 4 5 6 7 8 9 10 11 12 13);
+        for v in &mut x {
+            *v = _mm512_aesenclast_epi128(*v, rk[R]);
+        }
+        for i in R - 1..N + 4 {
+            step(i, &mut acc, &mut lo, &mut hi);
+        }
+        let mut res = [_mm512_setzero_si512(); N];
+        for i in 0..N {
+            res[i] = _mm512_xor_si512(load(i), x[i]);
+            // SAFETY: as above, within `out`.
+            unsafe { _mm512_storeu_si512(out.add(off + 64 * i).cast(), res[i]) };
+        }
+        if ENC {
+            for v in &mut res {
+                *v = _mm512_shuffle_epi8(*v, bswap);
+            }
+        }
+        res
+    }
+
+    /// The stitched loop: [`iteration`]s of `N` registers while at least `64N` bytes remain
+    /// from `*off`. Encryption hashes each iteration's ciphertext in the next one; its first
+    /// iteration is peeled (nothing to hash yet), so that the steady-state loop body has no
+    /// branch between its AES and GHASH instruction streams, and the last iteration's
+    /// ciphertext is hashed after the loop.
     ///
     /// # Safety
     /// As [`crypt`].
@@ -120,115 +259,22 @@ clmul_core::target_tier! {
         len: usize,
         off: &mut usize,
     ) {
-        let bswap = gh::bswap_mask512();
-        // Counter blocks: `ctr` holds four consecutive counters byte-reversed (the 32-bit
-        // counter is then each lane's low dword, which `vpaddd` increments). While the low
-        // byte of the big-endian counter does not wrap within an iteration, one shuffle gives
-        // the first register's blocks and the others follow by adding `4g` to that byte
-        // directly (bits 24..31 of each lane's high dword); otherwise each register is
-        // shuffled from its own reversed counters. The counter is not secret.
-        let step_n = _mm512_broadcast_i32x4(_mm_set_epi32(0, 0, 0, (4 * N) as i32));
-        let step4 = _mm512_broadcast_i32x4(_mm_set_epi32(0, 0, 0, 4));
-        let mut be_step = [_mm512_setzero_si512(); N];
-        for (g, v) in be_step.iter_mut().enumerate() {
-            *v = _mm512_broadcast_i32x4(_mm_set_epi32(((4 * g) << 24) as i32, 0, 0, 0));
+        if len - *off < 64 * N {
+            return;
         }
-        let (pow, _) = key.pow.as_chunks::<4>();
-        let (powx, _) = key.powx.as_chunks::<4>();
-        let first = POWERS / 4 - N;
-        let kpoly = _mm512_set1_epi64(0xc200_0000_0000_0000_u64 as i64);
-        let mut pending: Option<[__m512i; N]> = None;
-        while len - *off >= 64 * N {
-            // SAFETY: `off + 64N <= len`, so these 64-byte loads are within `inp`.
-            let load = |g: usize| unsafe { _mm512_loadu_si512(inp.add(*off + 64 * g).cast()) };
-            // The blocks hashed in this iteration: the previous one's ciphertext (encryption)
-            // or this one's (decryption, loaded now). Encryption loads its plaintext only after
-            // the rounds, which keeps eight registers free for the round keys.
-            let hashed = if !HASH {
-                None
-            } else if ENC {
-                pending
-            } else {
-                let mut c = [_mm512_setzero_si512(); N];
-                for (g, v) in c.iter_mut().enumerate() {
-                    *v = _mm512_shuffle_epi8(load(g), bswap);
-                }
-                Some(c)
-            };
-            let has = hashed.is_some();
-            let g = hashed.unwrap_or([_mm512_setzero_si512(); N]);
-            let mut x = [_mm512_setzero_si512(); N];
-            let low = _mm_cvtsi128_si32(_mm512_castsi512_si128(*ctr)) as u32 & 0xff;
-            if low as usize + 4 * N <= 256 {
-                let be = _mm512_shuffle_epi8(*ctr, bswap);
-                for (v, s) in x.iter_mut().zip(&be_step) {
-                    *v = _mm512_xor_si512(_mm512_add_epi32(be, *s), rk[0]);
-                }
-            } else {
-                let mut c = *ctr;
-                for v in &mut x {
-                    *v = _mm512_xor_si512(_mm512_shuffle_epi8(c, bswap), rk[0]);
-                    c = _mm512_add_epi32(c, step4);
-                }
-            }
-            *ctr = _mm512_add_epi32(*ctr, step_n);
-            let mut acc = [_mm512_setzero_si512(); 3];
-            let (mut lo, mut hi) = (_mm512_setzero_si512(), _mm512_setzero_si512());
-            let mut step = |i: usize, acc: &mut [__m512i; 3], lo: &mut __m512i, hi: &mut __m512i| {
-                if !has {
-                    return;
-                }
-                if i + 1 < N {
-                    let j = N - 1 - i;
-                    gh::mul_acc(acc, g[j], gh::load_pow(&pow[first + j]), gh::load_pow(&powx[first + j]));
-                } else if i + 1 == N {
-                    let x0 = _mm512_xor_si512(g[0], _mm512_zextsi128_si512(*y));
-                    gh::mul_acc(acc, x0, gh::load_pow(&pow[first]), gh::load_pow(&powx[first]));
-                } else if i == N {
-                    let mid = gh::xor3(acc[1], acc[0], acc[2]);
-                    *lo = _mm512_xor_si512(acc[0], _mm512_bslli_epi128::<8>(mid));
-                    *hi = _mm512_xor_si512(acc[2], _mm512_bsrli_epi128::<8>(mid));
-                } else if i == N + 1 {
-                    let t = _mm512_clmulepi64_epi128::<0x00>(*lo, kpoly);
-                    *lo = _mm512_xor_si512(gh::swap_halves(*lo), t);
-                } else if i == N + 2 {
-                    let t = _mm512_clmulepi64_epi128::<0x00>(*lo, kpoly);
-                    *lo = gh::xor3(*hi, gh::swap_halves(*lo), t);
-                } else if i == N + 3 {
-                    *y = gh::hsum(*lo);
-                }
-            };
-            // An index loop on purpose: LLVM fully unrolls it (R is a constant), so each
-            // `step` call resolves to straight-line code; the iterator form measured 4x slower.
-            #[allow(clippy::needless_range_loop)]
-            for r in 1..R {
-                for v in &mut x {
-                    *v = _mm512_aesenc_epi128(*v, rk[r]);
-                }
-                step(r - 1, &mut acc, &mut lo, &mut hi);
-            }
-            for v in &mut x {
-                *v = _mm512_aesenclast_epi128(*v, rk[R]);
-            }
-            for i in R - 1..N + 4 {
-                step(i, &mut acc, &mut lo, &mut hi);
-            }
-            let mut res = [_mm512_setzero_si512(); N];
-            for i in 0..N {
-                res[i] = _mm512_xor_si512(load(i), x[i]);
-                // SAFETY: as above, within `out`.
-                unsafe { _mm512_storeu_si512(out.add(*off + 64 * i).cast(), res[i]) };
-            }
-            if HASH && ENC {
-                for v in &mut res {
-                    *v = _mm512_shuffle_epi8(*v, bswap);
-                }
-                pending = Some(res);
-            }
+        let mut pending = [_mm512_setzero_si512(); N];
+        if ENC && HASH {
+            // SAFETY: forwarded; `*off + 64N <= len` was checked.
+            pending = unsafe { iteration::<R, ENC, false, N>(rk, key, y, ctr, &pending, inp, out, *off) };
             *off += 64 * N;
         }
-        if let Some(p) = pending {
-            *y = ghash_n::<N>(key, *y, &p);
+        while len - *off >= 64 * N {
+            // SAFETY: forwarded; `*off + 64N <= len` was checked.
+            pending = unsafe { iteration::<R, ENC, HASH, N>(rk, key, y, ctr, &pending, inp, out, *off) };
+            *off += 64 * N;
+        }
+        if ENC && HASH {
+            *y = ghash_n::<N>(key, *y, &pending);
         }
     }
 
