@@ -126,11 +126,11 @@ clmul_core::target_tier! {
         key: &Key,
         y: &mut __m128i,
         ctr: &mut __m512i,
-        hashed: &[__m512i; N],
+        src: *const u8,
         inp: *const u8,
         out: *mut u8,
         off: usize,
-    ) -> [__m512i; N] {
+    ) {
         let bswap = gh::bswap_mask512();
         let (pow, _) = key.pow.as_chunks::<4>();
         let (powx, _) = key.powx.as_chunks::<4>();
@@ -138,12 +138,8 @@ clmul_core::target_tier! {
         let kpoly = _mm512_set1_epi64(0xc200_0000_0000_0000_u64 as i64);
         // SAFETY: `off + 64N <= len`, so these 64-byte loads are within `inp`.
         let load = |g: usize| unsafe { _mm512_loadu_si512(inp.add(off + 64 * g).cast()) };
-        let mut g = *hashed;
-        if H && !ENC {
-            for (i, v) in g.iter_mut().enumerate() {
-                *v = _mm512_shuffle_epi8(load(i), bswap);
-            }
-        }
+        // SAFETY: `src` has `64N` readable bytes when `H`.
+        let hashed = |g: usize| _mm512_shuffle_epi8(unsafe { _mm512_loadu_si512(src.add(64 * g).cast()) }, bswap);
         // Counter blocks: `ctr` holds four consecutive counters byte-reversed (the 32-bit
         // counter is then each lane's low dword, which `vpaddd` increments). While the low
         // byte of the big-endian counter does not wrap within the iteration, one shuffle gives
@@ -167,18 +163,34 @@ clmul_core::target_tier! {
             }
         }
         *ctr = _mm512_add_epi32(*ctr, _mm512_broadcast_i32x4(_mm_set_epi32(0, 0, 0, (4 * N) as i32)));
+        // GHASH step `i < N` multiplies group `N-1-i` (Karatsuba: three products); an even
+        // step keeps its products in `pend`, the next (odd) one adds both pairs into `acc`
+        // with three-way XORs. Group 0 (step N-1) adds the running hash first. Steps `N` to
+        // `N+3` are the Karatsuba fix-up, the two folds of the reduction, and the lane sum.
         let mut acc = [_mm512_setzero_si512(); 3];
+        let mut pend = [_mm512_setzero_si512(); 3];
         let (mut lo, mut hi) = (_mm512_setzero_si512(), _mm512_setzero_si512());
-        let mut step = |i: usize, acc: &mut [__m512i; 3], lo: &mut __m512i, hi: &mut __m512i| {
+        let step = |i: usize, acc: &mut [__m512i; 3], pend: &mut [__m512i; 3], lo: &mut __m512i, hi: &mut __m512i, y: &mut __m128i| {
             if !H {
-                return;
-            }
-            if i + 1 < N {
+            } else if i < N {
                 let j = N - 1 - i;
-                gh::mul_acc(acc, g[j], gh::load_pow(&pow[first + j]), gh::load_pow(&powx[first + j]));
-            } else if i + 1 == N {
-                let x0 = _mm512_xor_si512(g[0], _mm512_zextsi128_si512(*y));
-                gh::mul_acc(acc, x0, gh::load_pow(&pow[first]), gh::load_pow(&powx[first]));
+                let x = if j == 0 { _mm512_xor_si512(hashed(0), _mm512_zextsi128_si512(*y)) } else { hashed(j) };
+                let (h, hx) = (gh::load_pow(&pow[first + j]), gh::load_pow(&powx[first + j]));
+                let xx = _mm512_xor_si512(x, gh::swap_halves(x));
+                let p = [
+                    _mm512_clmulepi64_epi128::<0x00>(x, h),
+                    _mm512_clmulepi64_epi128::<0x00>(xx, hx),
+                    _mm512_clmulepi64_epi128::<0x11>(x, h),
+                ];
+                for k in 0..3 {
+                    if i % 2 == 0 {
+                        pend[k] = p[k];
+                    } else if i == 1 {
+                        acc[k] = _mm512_xor_si512(pend[k], p[k]);
+                    } else {
+                        acc[k] = gh::xor3(acc[k], pend[k], p[k]);
+                    }
+                }
             } else if i == N {
                 let mid = gh::xor3(acc[1], acc[0], acc[2]);
                 *lo = _mm512_xor_si512(acc[0], _mm512_bslli_epi128::<8>(mid));
@@ -203,14 +215,13 @@ clmul_core::target_tier! {
                     for v in &mut x {
                         *v = _mm512_aesenc_epi128(*v, rk[$r]);
                     }
-                    step($r - 1, &mut acc, &mut lo, &mut hi);
+                    step($r - 1, &mut acc, &mut pend, &mut lo, &mut hi, y);
                     if H && $r <= N + 2 {
                         let [a0, a1, a2] = &mut acc;
-                        pin(a0);
-                        pin(a1);
-                        pin(a2);
-                        pin(&mut lo);
-                        pin(&mut hi);
+                        let [p0, p1, p2] = &mut pend;
+                        for v in [a0, a1, a2, p0, p1, p2, &mut lo, &mut hi] {
+                            pin(v);
+                        }
                     }
                     for v in &mut x {
                         pin(v);
@@ -223,20 +234,27 @@ clmul_core::target_tier! {
             *v = _mm512_aesenclast_epi128(*v, rk[R]);
         }
         for i in R - 1..N + 4 {
-            step(i, &mut acc, &mut lo, &mut hi);
+            step(i, &mut acc, &mut pend, &mut lo, &mut hi, y);
         }
-        let mut res = [_mm512_setzero_si512(); N];
-        for i in 0..N {
-            res[i] = _mm512_xor_si512(load(i), x[i]);
+        for (i, v) in x.iter().enumerate() {
             // SAFETY: as above, within `out`.
-            unsafe { _mm512_storeu_si512(out.add(off + 64 * i).cast(), res[i]) };
+            unsafe { _mm512_storeu_si512(out.add(off + 64 * i).cast(), _mm512_xor_si512(load(i), *v)) };
         }
-        if ENC {
-            for v in &mut res {
-                *v = _mm512_shuffle_epi8(*v, bswap);
-            }
+    }
+
+    /// GHASH of the `N` registers of blocks at `p` (`64N` readable bytes), into `y`.
+    ///
+    /// # Safety
+    /// `p` is readable for `64N` bytes.
+    #[inline]
+    unsafe fn ghash_at<const N: usize>(key: &Key, y: &mut __m128i, p: *const u8) {
+        let bswap = gh::bswap_mask512();
+        let mut x = [_mm512_setzero_si512(); N];
+        for (i, v) in x.iter_mut().enumerate() {
+            // SAFETY: within the caller's `64N` bytes.
+            *v = _mm512_shuffle_epi8(unsafe { _mm512_loadu_si512(p.add(64 * i).cast()) }, bswap);
         }
-        res
+        *y = ghash_n::<N>(key, *y, &x);
     }
 
     /// The stitched loop: [`iteration`]s of `N` registers while at least `64N` bytes remain
@@ -259,22 +277,34 @@ clmul_core::target_tier! {
         len: usize,
         off: &mut usize,
     ) {
-        if len - *off < 64 * N {
-            return;
-        }
-        let mut pending = [_mm512_setzero_si512(); N];
+        const LAG: usize = 2;
+        let it = 64 * N;
+        let start = *off;
         if ENC && HASH {
-            // SAFETY: forwarded; `*off + 64N <= len` was checked.
-            pending = unsafe { iteration::<R, ENC, false, N>(rk, key, y, ctr, &pending, inp, out, *off) };
-            *off += 64 * N;
+            // The first LAG iterations have nothing to hash yet.
+            for _ in 0..LAG {
+                if len - *off < it {
+                    break;
+                }
+                // SAFETY: forwarded; `*off + 64N <= len` was checked.
+                unsafe { iteration::<R, ENC, false, N>(rk, key, y, ctr, inp, inp, out, *off) };
+                *off += it;
+            }
         }
-        while len - *off >= 64 * N {
-            // SAFETY: forwarded; `*off + 64N <= len` was checked.
-            pending = unsafe { iteration::<R, ENC, HASH, N>(rk, key, y, ctr, &pending, inp, out, *off) };
-            *off += 64 * N;
+        while len - *off >= it {
+            let src = if ENC { out.wrapping_add(*off - LAG * it) } else { inp.wrapping_add(*off) };
+            // SAFETY: forwarded; `*off + 64N <= len` was checked; `src` is ciphertext written
+            // LAG iterations ago (encryption) or this iteration's input (decryption).
+            unsafe { iteration::<R, ENC, HASH, N>(rk, key, y, ctr, src, inp, out, *off) };
+            *off += it;
         }
         if ENC && HASH {
-            *y = ghash_n::<N>(key, *y, &pending);
+            let mut p = (*off - start).saturating_sub(LAG * it) + start;
+            while p < *off {
+                // SAFETY: `[p, p + 64N)` was written above.
+                unsafe { ghash_at::<N>(key, y, out.wrapping_add(p)) };
+                p += it;
+            }
         }
     }
 
