@@ -183,7 +183,7 @@ clmul_core::target_tier! {
                     _mm512_clmulepi64_epi128::<0x11>(x, h),
                 ];
                 for k in 0..3 {
-                    if i % 2 == 0 {
+                    if i.is_multiple_of(2) {
                         pend[k] = p[k];
                     } else if i == 1 {
                         acc[k] = _mm512_xor_si512(pend[k], p[k]);
