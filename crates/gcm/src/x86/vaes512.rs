@@ -26,6 +26,19 @@ use super::aesni::RoundKeys;
 use aead::inout::InOutBuf;
 use clmul_core::__private::{Key, POWERS, avx512 as gh, pclmul};
 
+/// The last blocks of a message (short AAD, the tail of the text, the length block), hashed
+/// from registers: each register's products against its powers of H are added unreduced,
+/// and one reduction ends the message. Nothing goes through memory, so no load waits on a
+/// store it cannot forward from.
+struct Tail {
+    /// Unreduced lo, mid, hi products.
+    acc: [__m512i; 3],
+    /// Blocks still to come, the length block included: the next block's power of H.
+    left: usize,
+    /// The running hash, added to the next block.
+    y: __m128i,
+}
+
 clmul_core::target_tier! {
     detect cpuid = [
         "aes", "pclmulqdq", "sse2", "ssse3", "avx", "avx2",
@@ -309,11 +322,12 @@ clmul_core::target_tier! {
     }
 
     /// Runs CTR over `len` bytes from `inp` to `out` starting with counter `ctr` (byte-reversed
-    /// form), optionally hashing the ciphertext (`ENC`: the output; `!ENC`: the input).
+    /// form), optionally hashing the ciphertext (`ENC`: the output; `!ENC`: the input): the
+    /// bulk into `y`, then the tail (under 256 bytes) into `t`, to which `y` is handed first.
     ///
     /// # Safety
     /// `inp` is readable and `out` writable for `len` bytes; they are equal or do not overlap.
-    /// `key` holds H^1..H^16.
+    /// `key` holds H^1..H^32 when `HASH`, and `t` has room for the tail's blocks.
     #[inline]
     #[allow(clippy::too_many_arguments)]
     unsafe fn crypt<const R: usize, const ENC: bool, const HASH: bool>(
@@ -324,8 +338,8 @@ clmul_core::target_tier! {
         inp: *const u8,
         out: *mut u8,
         len: usize,
-        tail_ct: &mut [[u8; 16]],
-    ) -> usize {
+        t: &mut Tail,
+    ) {
         let rk = broadcast_keys::<R>(keys);
         let bswap = gh::bswap_mask512();
         let inc4 = _mm512_broadcast_i32x4(_mm_set_epi32(0, 0, 0, 4));
@@ -335,29 +349,77 @@ clmul_core::target_tier! {
             bulk::<R, ENC, HASH, 8>(&rk, key, y, ctr, inp, out, len, &mut off);
             bulk::<R, ENC, HASH, 4>(&rk, key, y, ctr, inp, out, len, &mut off);
         }
+        t.y = _mm_xor_si128(t.y, *y);
         let mut next = || {
             let c = _mm512_shuffle_epi8(*ctr, bswap);
             *ctr = _mm512_add_epi32(*ctr, inc4);
             c
         };
-        // Tail: up to 255 bytes, in registers of 64 bytes with byte masks. Its ciphertext,
-        // zero-padded, goes to `tail_ct` for the caller to hash together with what follows.
-        let rest = len - off;
-        let mut start = 0;
-        while start < rest {
-            let n = (rest - start).min(64);
+        // Tail: up to 255 bytes, in registers of 64 bytes with byte masks.
+        let mut start = off;
+        while start < len {
+            let n = (len - start).min(64);
             let [k] = aes_n::<R, 1>(&rk, [next()]);
-            let d = load_bytes(inp.wrapping_add(off + start), n);
+            let d = load_bytes(inp.wrapping_add(start), n);
             let r = _mm512_xor_si512(d, k);
-            store_bytes(out.wrapping_add(off + start), n, r);
+            store_bytes(out.wrapping_add(start), n, r);
             if HASH {
                 let c = _mm512_maskz_mov_epi8(byte_mask(n), if ENC { r } else { d });
-                let dst = &mut tail_ct[start / 16..start / 16 + n.div_ceil(16)];
-                store_bytes(dst.as_mut_ptr().cast(), 16 * dst.len(), c);
+                tail_add(key, t, _mm512_shuffle_epi8(c, bswap), n.div_ceil(16));
             }
             start += 64;
         }
-        rest.div_ceil(16)
+    }
+
+    #[inline]
+    fn tail_new(left: usize) -> Tail {
+        Tail { acc: [_mm512_setzero_si512(); 3], left, y: _mm_setzero_si128() }
+    }
+
+    /// Adds the `nb <= 4` byte-reflected blocks in the low lanes of `x` (the others zero).
+    #[inline]
+    fn tail_add(key: &Key, t: &mut Tail, x: __m512i, nb: usize) {
+        debug_assert!(nb <= 4 && nb <= t.left && t.left <= POWERS);
+        let x = _mm512_xor_si512(x, _mm512_zextsi128_si512(t.y));
+        t.y = _mm_setzero_si128();
+        let i = POWERS - t.left;
+        let m = ((1u32 << (2 * nb)) - 1) as __mmask8;
+        // SAFETY: entries `i..i + nb` of the tables are in bounds (`nb <= left`); the masked
+        // lanes are not accessed.
+        let (h, hx) = unsafe {
+            (
+                _mm512_maskz_loadu_epi64(m, key.pow.as_ptr().wrapping_add(i).cast()),
+                _mm512_maskz_loadu_epi64(m, key.powx.as_ptr().wrapping_add(i).cast()),
+            )
+        };
+        gh::mul_acc(&mut t.acc, x, h, hx);
+        t.left -= nb;
+    }
+
+    /// Adds `n <= 64` bytes at `p`, zero-padded to whole blocks.
+    #[inline]
+    fn tail_add_bytes(key: &Key, t: &mut Tail, p: *const u8, n: usize) {
+        let x = _mm512_shuffle_epi8(load_bytes(p, n), gh::bswap_mask512());
+        tail_add(key, t, x, n.div_ceil(16));
+    }
+
+    /// Adds the length block and reduces: `GHASH(A, C)`, byte-reflected.
+    #[inline]
+    fn tail_finish(key: &Key, mut t: Tail, aad_len: usize, ct_len: usize) -> __m128i {
+        // The reflected length block: bits(C) in the low, bits(A) in the high half.
+        let lens = _mm_set_epi64x(crate::bits(aad_len) as i64, crate::bits(ct_len) as i64);
+        tail_add(key, &mut t, _mm512_zextsi128_si512(lens), 1);
+        gh::hsum(gh::reduce512(t.acc[0], t.acc[1], t.acc[2]))
+    }
+
+    /// The tag from `GHASH(A, C)` (reflected) and `E(J0)`.
+    #[inline]
+    fn make_tag(s: __m128i, ej0: __m128i) -> [u8; 16] {
+        let s = _mm_shuffle_epi8(s, pclmul::bswap_mask());
+        let mut tag = [0u8; 16];
+        // SAFETY: 16 writable bytes.
+        unsafe { _mm_storeu_si128(tag.as_mut_ptr().cast(), _mm_xor_si128(s, ej0)) };
+        tag
     }
 
     /// The counter register for the first data block, `inc32(J0)`, and its three successors.
@@ -370,16 +432,19 @@ clmul_core::target_tier! {
     /// GHASH of `data` zero-padded, into `y`.
     #[inline]
     fn ghash_padded(key: &Key, y: &mut __m128i, data: &[u8]) {
-        let mut acc = 0u128;
-        pclmul::store_u128(&mut acc, *y);
         let (blocks, rest) = data.as_chunks::<16>();
-        gh::update::<true>(key, &mut acc, blocks);
-        if !rest.is_empty() {
-            let mut last = [0u8; 16];
-            last[..rest.len()].copy_from_slice(rest);
-            gh::update::<true>(key, &mut acc, &[last]);
+        if !blocks.is_empty() {
+            let mut acc = 0u128;
+            pclmul::store_u128(&mut acc, *y);
+            gh::update::<true>(key, &mut acc, blocks);
+            *y = pclmul::load_u128(&acc);
         }
-        *y = pclmul::load_u128(&acc);
+        if !rest.is_empty() {
+            let mut t = tail_new(1);
+            t.y = *y;
+            tail_add_bytes(key, &mut t, rest.as_ptr(), rest.len());
+            *y = gh::hsum(gh::reduce512(t.acc[0], t.acc[1], t.acc[2]));
+        }
     }
 
     /// Encryption (`ENC`) or one-pass decryption of `len` bytes from `inp` to `out`; returns
@@ -396,33 +461,33 @@ clmul_core::target_tier! {
     unsafe fn aead<const ENC: bool>(keys: &RoundKeys, key: &Key, j0: &[u8; 16], aad: &[u8], inp: *const u8, out: *mut u8, len: usize) -> [u8; 16] {
         let ej0 = super::aesni::encrypt_xmm(keys, j0);
         let mut y = _mm_setzero_si128();
-        // AAD (if short) | tail ciphertext | length block; at most 8 + 16 + 1 blocks.
-        let mut buf = [[0u8; 16]; 32];
-        let mut n = 0;
-        if len < 256 && aad.len() <= 128 {
-            n = crate::fused::copy_padded(aad, &mut buf);
+        // The tail's blocks, the length block, and the AAD if short: at most 8 + 16 + 1.
+        let mut left = (len % 256).div_ceil(16) + 1;
+        let short = len < 256 && aad.len() <= 128;
+        if short {
+            left += aad.len().div_ceil(16);
+        }
+        let mut t = tail_new(left);
+        if short {
+            let mut off = 0;
+            while off < aad.len() {
+                let n = (aad.len() - off).min(64);
+                tail_add_bytes(key, &mut t, aad.as_ptr().wrapping_add(off), n);
+                off += 64;
+            }
         } else {
             ghash_padded(key, &mut y, aad);
         }
         let mut ctr = first_counters(j0);
         // SAFETY: forwarded from the caller.
-        n += unsafe {
+        unsafe {
             match keys.rounds {
-                10 => crypt::<10, ENC, true>(keys, key, &mut y, &mut ctr, inp, out, len, &mut buf[n..]),
-                12 => crypt::<12, ENC, true>(keys, key, &mut y, &mut ctr, inp, out, len, &mut buf[n..]),
-                _ => crypt::<14, ENC, true>(keys, key, &mut y, &mut ctr, inp, out, len, &mut buf[n..]),
+                10 => crypt::<10, ENC, true>(keys, key, &mut y, &mut ctr, inp, out, len, &mut t),
+                12 => crypt::<12, ENC, true>(keys, key, &mut y, &mut ctr, inp, out, len, &mut t),
+                _ => crypt::<14, ENC, true>(keys, key, &mut y, &mut ctr, inp, out, len, &mut t),
             }
         };
-        buf[n] = crate::fused::length_block(aad.len(), len);
-        n += 1;
-        let mut acc = 0u128;
-        pclmul::store_u128(&mut acc, y);
-        gh::update::<true>(key, &mut acc, &buf[..n]);
-        let s = _mm_shuffle_epi8(pclmul::load_u128(&acc), pclmul::bswap_mask());
-        let mut tag = [0u8; 16];
-        // SAFETY: 16 writable bytes.
-        unsafe { _mm_storeu_si128(tag.as_mut_ptr().cast(), _mm_xor_si128(s, ej0)) };
-        tag
+        make_tag(tail_finish(key, t, aad.len(), len), ej0)
     }
 
     /// The full tag of `(aad, ct)` without decrypting: the first pass of an out-of-place
@@ -432,15 +497,9 @@ clmul_core::target_tier! {
         let mut y = _mm_setzero_si128();
         ghash_padded(key, &mut y, aad);
         ghash_padded(key, &mut y, ct);
-        let lens = crate::fused::length_block(aad.len(), ct.len());
-        let mut acc = 0u128;
-        pclmul::store_u128(&mut acc, y);
-        gh::update::<true>(key, &mut acc, &[lens]);
-        let s = _mm_shuffle_epi8(pclmul::load_u128(&acc), pclmul::bswap_mask());
-        let mut tag = [0u8; 16];
-        // SAFETY: 16 writable bytes.
-        unsafe { _mm_storeu_si128(tag.as_mut_ptr().cast(), _mm_xor_si128(s, ej0)) };
-        tag
+        let mut t = tail_new(1);
+        t.y = y;
+        make_tag(tail_finish(key, t, aad.len(), ct.len()), ej0)
     }
 
     /// Plain CTR from `inc32(J0)`: undoes [`open`] on a failed tag, or decrypts after a
@@ -451,14 +510,15 @@ clmul_core::target_tier! {
     unsafe fn ctr(keys: &RoundKeys, j0: &[u8; 16], inp: *const u8, out: *mut u8, len: usize) {
         let mut y = _mm_setzero_si128();
         let mut ctr = first_counters(j0);
-        // The key table is not read when HASH is false.
+        // Neither the key table nor the tail state is used when HASH is false.
         let key = &Key::ZERO;
+        let mut t = tail_new(0);
         // SAFETY: forwarded from the caller.
         unsafe {
             match keys.rounds {
-                10 => crypt::<10, false, false>(keys, key, &mut y, &mut ctr, inp, out, len, &mut []),
-                12 => crypt::<12, false, false>(keys, key, &mut y, &mut ctr, inp, out, len, &mut []),
-                _ => crypt::<14, false, false>(keys, key, &mut y, &mut ctr, inp, out, len, &mut []),
+                10 => crypt::<10, false, false>(keys, key, &mut y, &mut ctr, inp, out, len, &mut t),
+                12 => crypt::<12, false, false>(keys, key, &mut y, &mut ctr, inp, out, len, &mut t),
+                _ => crypt::<14, false, false>(keys, key, &mut y, &mut ctr, inp, out, len, &mut t),
             };
         }
     }
