@@ -23,7 +23,6 @@
 
 use crate::{Block, Error, tag_matches};
 use aead::inout::InOutBuf;
-use clmul_core::__private::Key;
 
 #[cfg(all(target_arch = "aarch64", target_endian = "little"))]
 use crate::aarch64::Armv8Gcm;
@@ -99,62 +98,28 @@ impl Engine {
     }
 }
 
-/// What every fused engine provides (all through `&self`, keys checked at construction).
-trait Kernel {
-    /// Encrypts `buffer`; returns the full tag.
-    fn seal(&self, key: &Key, j0: &[u8; 16], aad: &[u8], buffer: InOutBuf<'_, '_, u8>) -> [u8; 16];
-    /// Decrypts in place in one pass; returns the expected full tag.
-    fn open_in_place(&self, key: &Key, j0: &[u8; 16], aad: &[u8], buffer: &mut [u8]) -> [u8; 16];
-    /// XORs the keystream from `inc32(J0)` over `buffer`.
-    fn ctr_in_place(&self, j0: &[u8; 16], buffer: &mut [u8]);
-    /// XORs the keystream over the input into the output.
-    fn ctr(&self, j0: &[u8; 16], buffer: InOutBuf<'_, '_, u8>);
-    /// The expected full tag, without decrypting.
-    fn tag(&self, key: &Key, j0: &[u8; 16], aad: &[u8], ct: &[u8]) -> [u8; 16];
-}
-
-macro_rules! impl_kernel {
-    ($t:ty) => {
-        impl Kernel for $t {
-            fn seal(
-                &self,
-                key: &Key,
-                j0: &[u8; 16],
-                aad: &[u8],
-                buffer: InOutBuf<'_, '_, u8>,
-            ) -> [u8; 16] {
-                <$t>::seal(self, key, j0, aad, buffer)
-            }
-            fn open_in_place(
-                &self,
-                key: &Key,
-                j0: &[u8; 16],
-                aad: &[u8],
-                buffer: &mut [u8],
-            ) -> [u8; 16] {
-                <$t>::open_in_place(self, key, j0, aad, buffer)
-            }
-            fn ctr_in_place(&self, j0: &[u8; 16], buffer: &mut [u8]) {
-                <$t>::ctr_in_place(self, j0, buffer)
-            }
-            fn ctr(&self, j0: &[u8; 16], buffer: InOutBuf<'_, '_, u8>) {
-                <$t>::ctr(self, j0, buffer)
-            }
-            fn tag(&self, key: &Key, j0: &[u8; 16], aad: &[u8], ct: &[u8]) -> [u8; 16] {
-                <$t>::tag(self, key, j0, aad, ct)
-            }
+/// Runs `$e` with `$k` bound to the engine inside `$fused`: static dispatch, so the small
+/// safe wrappers inline and the buffer's pointers reach the kernel in registers.
+macro_rules! dispatch {
+    ($fused:expr, $k:ident => $e:expr) => {
+        match $fused {
+            #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+            Fused::AesNi($k) => $e,
+            #[cfg(target_arch = "x86_64")]
+            Fused::Vaes256($k) => $e,
+            #[cfg(target_arch = "x86_64")]
+            Fused::Vaes512($k) => $e,
+            #[cfg(all(target_arch = "aarch64", target_endian = "little"))]
+            Fused::Armv8($k) => $e,
+            #[cfg(not(any(
+                target_arch = "x86",
+                target_arch = "x86_64",
+                all(target_arch = "aarch64", target_endian = "little")
+            )))]
+            Fused::None(never) => match *never {},
         }
     };
 }
-
-#[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
-impl_kernel!(AesNiGcm);
-#[cfg(target_arch = "x86_64")]
-impl_kernel!(Vaes256);
-#[cfg(target_arch = "x86_64")]
-impl_kernel!(Vaes512);
-#[cfg(all(target_arch = "aarch64", target_endian = "little"))]
-impl_kernel!(Armv8Gcm);
 
 /// Round keys for one of the fused engines.
 #[derive(Clone)]
@@ -196,16 +161,16 @@ impl Fused {
         }
     }
 
-    fn kernel(&self) -> (&dyn Kernel, Engine) {
+    pub(crate) fn engine(&self) -> Engine {
         match self {
             #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
-            Fused::AesNi(k) => (k, Engine::AesNi),
+            Fused::AesNi(_) => Engine::AesNi,
             #[cfg(target_arch = "x86_64")]
-            Fused::Vaes256(k) => (k, Engine::Vaes256),
+            Fused::Vaes256(_) => Engine::Vaes256,
             #[cfg(target_arch = "x86_64")]
-            Fused::Vaes512(k) => (k, Engine::Vaes512),
+            Fused::Vaes512(_) => Engine::Vaes512,
             #[cfg(all(target_arch = "aarch64", target_endian = "little"))]
-            Fused::Armv8(k) => (k, Engine::Armv8),
+            Fused::Armv8(_) => Engine::Armv8,
             #[cfg(not(any(
                 target_arch = "x86",
                 target_arch = "x86_64",
@@ -213,10 +178,6 @@ impl Fused {
             )))]
             Fused::None(never) => match *never {},
         }
-    }
-
-    pub(crate) fn engine(&self) -> Engine {
-        self.kernel().1
     }
 
     /// Encrypts `buffer` and returns the full tag. `ghash` has its powers precomputed.
@@ -228,7 +189,7 @@ impl Fused {
         buffer: InOutBuf<'_, '_, u8>,
     ) -> Block {
         let (key, _) = ghash.__key();
-        self.kernel().0.seal(key, j0.as_ref(), aad, buffer).into()
+        dispatch!(self, k => k.seal(key, j0.as_ref(), aad, buffer)).into()
     }
 
     /// Checks the tag and decrypts; on failure the buffer's output is as it was.
@@ -242,24 +203,23 @@ impl Fused {
     ) -> Result<(), Error> {
         let (key, _) = ghash.__key();
         let j0: &[u8; 16] = j0.as_ref();
-        let k = self.kernel().0;
         let in_place = core::ptr::eq(buffer.get_in().as_ptr(), buffer.get_out().as_ptr());
         if in_place {
             let buf = buffer.get_out();
-            let expected: Block = k.open_in_place(key, j0, aad, buf).into();
+            let expected: Block = dispatch!(self, k => k.open_in_place(key, j0, aad, buf)).into();
             if tag_matches(&expected, tag) {
                 return Ok(());
             }
             // Undo the decryption: the same keystream over the plaintext gives back the
             // ciphertext, byte for byte.
-            k.ctr_in_place(j0, buf);
+            dispatch!(self, k => k.ctr_in_place(j0, buf));
             Err(Error)
         } else {
-            let expected: Block = k.tag(key, j0, aad, buffer.get_in()).into();
+            let expected: Block = dispatch!(self, k => k.tag(key, j0, aad, buffer.get_in())).into();
             if !tag_matches(&expected, tag) {
                 return Err(Error);
             }
-            k.ctr(j0, buffer);
+            dispatch!(self, k => k.ctr(j0, buffer));
             Ok(())
         }
     }
@@ -364,6 +324,7 @@ macro_rules! engine_keys {
             }
 
             /// Encrypts `buffer`; returns the full tag.
+            #[inline]
             pub(crate) fn seal(&self, key: &Key, j0: &[u8; 16], aad: &[u8], buffer: InOutBuf<'_, '_, u8>) -> [u8; 16] {
                 let len = buffer.len();
                 let (inp, out) = buffer.into_raw();
@@ -374,6 +335,7 @@ macro_rules! engine_keys {
             }
 
             /// Decrypts `buffer` in place in one pass; returns the expected full tag.
+            #[inline]
             pub(crate) fn open_in_place(&self, key: &Key, j0: &[u8; 16], aad: &[u8], buffer: &mut [u8]) -> [u8; 16] {
                 let p = buffer.as_mut_ptr();
                 // SAFETY: detection as in `seal`; one buffer, read and written in place.
@@ -381,6 +343,7 @@ macro_rules! engine_keys {
             }
 
             /// The keystream from `inc32(J0)` XORed over `buffer`.
+            #[inline]
             pub(crate) fn ctr_in_place(&self, j0: &[u8; 16], buffer: &mut [u8]) {
                 let p = buffer.as_mut_ptr();
                 // SAFETY: detection as in `seal`; one buffer, in place.
@@ -388,6 +351,7 @@ macro_rules! engine_keys {
             }
 
             /// The keystream from `inc32(J0)` XORed over the input, written to the output.
+            #[inline]
             pub(crate) fn ctr(&self, j0: &[u8; 16], buffer: InOutBuf<'_, '_, u8>) {
                 let len = buffer.len();
                 let (inp, out) = buffer.into_raw();
@@ -396,6 +360,7 @@ macro_rules! engine_keys {
             }
 
             /// The expected full tag of `(aad, ct)`, without decrypting.
+            #[inline]
             pub(crate) fn tag(&self, key: &Key, j0: &[u8; 16], aad: &[u8], ct: &[u8]) -> [u8; 16] {
                 // SAFETY: detection as in `seal`.
                 unsafe { tag_only(&self.keys, key, j0, aad, ct) }

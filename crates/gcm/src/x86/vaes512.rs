@@ -290,7 +290,7 @@ clmul_core::target_tier! {
         len: usize,
         off: &mut usize,
     ) {
-        const LAG: usize = 2;
+        const LAG: usize = 3;
         let it = 64 * N;
         let start = *off;
         if ENC && HASH {
