@@ -122,13 +122,10 @@ clmul_core::target_tier! {
     }
 
     /// One iteration of the stitched loop: `N` registers (`4N` blocks) of CTR at `off`, while
-    /// the GHASH steps of `hashed` (byte-reflected blocks: the previous iteration's ciphertext
-    /// when encrypting; decryption ignores `hashed` and loads this iteration's) run between
-    /// the AES rounds (if `H`): AES round `r` is followed by GHASH step `r - 1`: the products
-    /// of groups `N-1..1`, then group 0 (which adds the running hash), then the reduction in
-    /// four steps; steps left when the rounds run out follow the last round. Group 0 comes
-    /// last so that the running hash is needed as late as possible. Returns this iteration's
-    /// ciphertext, byte-reflected, when encrypting.
+    /// (if `H`) the GHASH steps of the `4N` ciphertext blocks at `src` run between the AES
+    /// rounds: round `r` is followed by step `r - 1`. Steps `0..N` multiply groups `N-1..0`
+    /// (group 0, last, adds the running hash, so that it is needed as late as possible);
+    /// steps `N..N+4` reduce. Steps left when the rounds run out follow the last round.
     ///
     /// # Safety
     /// As [`crypt`], and `off + 64N <= len`.
@@ -271,10 +268,12 @@ clmul_core::target_tier! {
     }
 
     /// The stitched loop: [`iteration`]s of `N` registers while at least `64N` bytes remain
-    /// from `*off`. Encryption hashes each iteration's ciphertext in the next one; its first
-    /// iteration is peeled (nothing to hash yet), so that the steady-state loop body has no
-    /// branch between its AES and GHASH instruction streams, and the last iteration's
-    /// ciphertext is hashed after the loop.
+    /// from `*off`. Decryption hashes each iteration's own input. Encryption hashes the
+    /// ciphertext written `LAG` iterations earlier, read back from `out`: the multiplies then
+    /// never wait for this iteration's AES, and no registers carry ciphertext across
+    /// iterations. Its first `LAG` iterations are peeled (nothing to hash yet), so that the
+    /// steady-state loop body has no branch between its AES and GHASH instruction streams,
+    /// and the last `LAG` iterations' ciphertext is hashed after the loop.
     ///
     /// # Safety
     /// As [`crypt`].
@@ -290,7 +289,7 @@ clmul_core::target_tier! {
         len: usize,
         off: &mut usize,
     ) {
-        const LAG: usize = 3;
+        const LAG: usize = 2;
         let it = 64 * N;
         let start = *off;
         if ENC && HASH {
