@@ -60,6 +60,17 @@ clmul_core::target_tier! {
         pclmul::reduce(acc)
     }
 
+    /// An empty `asm!` through which `v` passes: a scheduling fence for LLVM (volatile `asm`
+    /// blocks keep their order), so that the AES rounds and GHASH steps stay interleaved.
+    #[inline]
+    fn pin(v: &mut __m128i) {
+        #[cfg(not(miri))]
+        // SAFETY: the template is empty: no instruction runs, `v` stays in its register.
+        unsafe {
+            core::arch::asm!("/* {0} */", inout(xmm_reg) *v, options(nomem, nostack, preserves_flags))
+        };
+    }
+
     /// CTR over `len` bytes from `inp` to `out`, counter `ctr` in byte-reversed form, hashing
     /// the ciphertext (`HASH`) of all whole iterations into `y`; the tail's ciphertext,
     /// zero-padded, goes to `tail_ct` (its block count is returned).
@@ -90,7 +101,28 @@ clmul_core::target_tier! {
         let (pow, powx) = key.tail(BLOCKS);
         let kpoly = _mm_set_epi64x(0, 0xc200_0000_0000_0000_u64 as i64);
         let mut pending: Option<[__m128i; BLOCKS]> = None;
-        while len - off >= 16 * BLOCKS {
+        macro_rules! rounds {
+            ($x:ident, $acc:ident, $lo:ident, $hi:ident, $step:ident, $has:ident; $($r:literal)*) => {$(
+                if $r < R {
+                    for v in &mut $x {
+                        *v = _mm_aesenc_si128(*v, rk[$r]);
+                    }
+                    $step($r - 1, &mut $acc, &mut $lo, &mut $hi);
+                    if $has && $r <= BLOCKS + 1 {
+                        for v in [&mut $acc.lo, &mut $acc.mid, &mut $acc.hi, &mut $lo, &mut $hi] {
+                            pin(v);
+                        }
+                    }
+                    for v in &mut $x {
+                        pin(v);
+                    }
+                }
+            )*};
+        }
+        // One iteration; `$has`: whether it hashes (a constant, so that the steady-state loop
+        // body below has no branch between its AES and GHASH streams).
+        macro_rules! iteration {
+            ($has:expr) => {{
             let mut data = [_mm_setzero_si128(); BLOCKS];
             for (i, d) in data.iter_mut().enumerate() {
                 // SAFETY: `off + 128 <= len`: these 16 bytes are in `inp`.
@@ -109,7 +141,7 @@ clmul_core::target_tier! {
                 }
                 Some(c)
             };
-            let has = hashed.is_some();
+            let has = $has;
             let g = hashed.unwrap_or([_mm_setzero_si128(); BLOCKS]);
             let mut x = [_mm_setzero_si128(); BLOCKS];
             for v in &mut x {
@@ -142,14 +174,10 @@ clmul_core::target_tier! {
                     *y = _mm_xor_si128(*hi, _mm_xor_si128(_mm_shuffle_epi32::<0x4e>(*lo), t));
                 }
             };
-            // An index loop on purpose: it unrolls (R is a constant) into straight-line code.
-            #[allow(clippy::needless_range_loop)]
-            for r in 1..R {
-                for v in &mut x {
-                    *v = _mm_aesenc_si128(*v, rk[r]);
-                }
-                step(r - 1, &mut acc, &mut lo, &mut hi);
-            }
+            // Rounds unrolled in the source, each followed by its GHASH step and a `pin` of
+            // the live registers, which keeps LLVM from moving all GHASH work ahead of the
+            // AES rounds (see `super::vaes512`).
+            rounds!(x, acc, lo, hi, step, has; 1 2 3 4 5 6 7 8 9 10 11 12 13);
             for v in &mut x {
                 *v = _mm_aesenclast_si128(*v, rk[R]);
             }
@@ -169,6 +197,14 @@ clmul_core::target_tier! {
                 pending = Some(res);
             }
             off += 16 * BLOCKS;
+            }};
+        }
+        if ENC && HASH && len - off >= 16 * BLOCKS {
+            // The first encryption iteration has nothing to hash yet.
+            iteration!(false);
+        }
+        while len - off >= 16 * BLOCKS {
+            iteration!(HASH);
         }
         if let Some(p) = pending {
             *y = ghash8(key, *y, &p);
