@@ -140,10 +140,11 @@ clmul_core::target_tier! {
             if HASH && !ENC {
                 *y = ghash8(key, *y, &data);
             }
-            if HASH && ENC {
-                if let Some(p) = &pending {
-                    *y = ghash8(key, *y, p);
-                }
+            if HASH
+                && ENC
+                && let Some(p) = &pending
+            {
+                *y = ghash8(key, *y, p);
             }
             let mut res = [[0u8; 16]; BLOCKS];
             for i in 0..BLOCKS {

@@ -1,20 +1,26 @@
 //! Fused AES-CTR + GHASH on VAES and VPCLMULQDQ with 512-bit registers.
 //!
-//! Sixteen blocks (four `zmm` registers) per iteration:
+//! Thirty-two blocks (eight `zmm` registers) per iteration, then one iteration of sixteen,
+//! then the tail:
 //!
 //! - **Encryption** runs the AES rounds of iteration `i`'s counter blocks while the GHASH
-//!   multiplies of iteration `i - 1`'s ciphertext (kept in registers, byte-reflected) proceed
-//!   against H^16..H^1, with one reduction per iteration. The two instruction streams are
-//!   independent, so the out-of-order core overlaps them: the loop is bound by the AES and
-//!   carry-less-multiply issue slots together, not by either one's latency.
+//!   multiplies of iteration `i - 2`'s ciphertext (read back from the output, byte-reflected
+//!   in registers) proceed against H^32..H^1, with one reduction per iteration. The two
+//!   instruction streams are independent, so the out-of-order core overlaps them, and the
+//!   loop is bound by the AES and carry-less-multiply issue slots together rather than by
+//!   either one's latency.
 //! - **Decryption** hashes the ciphertext it is about to decrypt in the same iteration (it is
 //!   already there).
+//! - The rounds are unrolled in the source, each followed by one GHASH step, with an empty
+//!   `asm!` fence (`pin`) on the live registers between them: without it LLVM hoists all
+//!   GHASH work of an iteration above its AES rounds and the core runs the two streams in
+//!   turn (measured: AES-256 at 16 KiB 18.7 GB/s unfenced, 25.8 fenced, on Zen 4).
 //! - Counters are kept byte-reversed, so the 32-bit big-endian counter of GCM is the low dword
 //!   of each lane and `vpaddd` increments it (wrapping modulo 2^32 as `inc32` does); one
-//!   `vpshufb` per register turns them back into counter blocks.
+//!   `vpshufb` turns them back into counter blocks.
 //! - The tail (under 256 bytes, including a partial block) uses byte-masked loads and stores
-//!   (`vmovdqu8` with a mask), so nothing is read or written outside the buffers, and is hashed
-//!   by clmul-core's 512-bit GHASH.
+//!   (`vmovdqu8` with a mask), so nothing is read or written outside the buffers; it, a short
+//!   AAD and the length block are hashed from registers with one reduction ([`Tail`]).
 //!
 //! The structure follows the stitched-GCM design of Gueron and Krasnov ("The fragility of
 //! AES-GCM authentication algorithm", and OpenSSL/BoringSSL `aesni-gcm-x86_64`) and the VAES
