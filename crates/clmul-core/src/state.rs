@@ -128,6 +128,10 @@ impl<const GHASH: bool> Hasher<GHASH> {
         }
         let want = blocks.len().min(self.backend.powers());
         if want > self.npow {
+            if self.npow == 1 && want <= 4 && self.update_fresh(blocks) {
+                self.npow = want;
+                return;
+            }
             self.extend_powers(want);
         }
         let mut acc = self.acc;
@@ -154,6 +158,25 @@ impl<const GHASH: bool> Hasher<GHASH> {
             #[cfg(target_arch = "aarch64")]
             // SAFETY: as above, detection of the PMULL tier's features succeeded.
             Backend::Pmull => unsafe { crate::aarch64::pmull::update::<GHASH>(key, acc, blocks) },
+        }
+    }
+
+    /// A fresh key's first short update (2 to 4 blocks, only H^1 computed) with the powers
+    /// computed in registers as they are used; `false` where the backend has no such path.
+    #[inline]
+    fn update_fresh(&mut self, blocks: &[[u8; 16]]) -> bool {
+        let (key, acc) = (&mut self.key, &mut self.acc);
+        let _ = (&key, &acc, blocks);
+        match self.backend {
+            #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+            // SAFETY: `backend` is only stored after `is_available()` succeeded (see `update`);
+            // the AVX2 and AVX-512 tiers' feature lists include every feature of the PCLMULQDQ
+            // tier (`pclmulqdq`, `sse2`, `ssse3`).
+            Backend::Pclmul | Backend::Avx2 | Backend::Avx512 => unsafe {
+                crate::x86::pclmul::update_fresh::<GHASH>(key, acc, blocks);
+                true
+            },
+            _ => false,
         }
     }
 

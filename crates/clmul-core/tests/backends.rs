@@ -171,6 +171,40 @@ fn split_updates_every_backend() {
     }
 }
 
+/// A fresh state's first update of 1 to 5 blocks (2 to 4 take the path that computes H^2..H^4
+/// in registers and stores them), then updates that use those stored powers and extend them.
+#[test]
+fn short_first_updates_every_backend() {
+    let mut r = rng(21);
+    let keys = if cfg!(miri) { 2 } else { 40 };
+    for _ in 0..keys {
+        let key: [u8; 16] = r.random();
+        for first in 1..=5 {
+            for second in [0, 1, 2, 3, 4, 7, 8, 33] {
+                let data = random_bytes(&mut r, (first + second + 3) * 16);
+                let (blocks, _) = data.as_chunks::<16>();
+                let want = hash::<false>(Backend::Portable, &key, &data);
+                let want_g = hash::<true>(Backend::Portable, &key, &data);
+                for b in backends() {
+                    let mut p = Polyval::with_backend(&key, b).unwrap();
+                    let mut g = Ghash::with_backend(&key, b).unwrap();
+                    for part in [
+                        &blocks[..first],
+                        &blocks[first..first + second],
+                        &blocks[first + second..],
+                    ] {
+                        p.update(part);
+                        g.update(part);
+                    }
+                    let ctx = format!("{b}: first {first} blocks, then {second}, then 3");
+                    assert_eq!(p.finalize(), want, "polyval {ctx}");
+                    assert_eq!(g.finalize(), want_g, "ghash {ctx}");
+                }
+            }
+        }
+    }
+}
+
 /// Inputs at every alignment: the kernels use unaligned loads and must not assume more.
 #[test]
 fn unaligned_inputs_every_backend() {

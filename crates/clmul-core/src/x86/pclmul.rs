@@ -136,6 +136,36 @@ crate::target_tier! {
         store_u128(acc, y);
     }
 
+    /// The first absorption of 2 to 4 blocks by a state that has only H^1: H^2..H^n are
+    /// computed in registers (H^3 and H^4 in parallel from H^2) and used at once, the blocks
+    /// are summed with one reduction, and the powers are stored afterwards. Key setup plus a
+    /// short message (AES-GCM-SIV keys POLYVAL per nonce) then never waits for a power to
+    /// travel through memory, as `fill_powers` followed by `update` does.
+    pub fn update_fresh<const GHASH: bool>(key: &mut Key, acc: &mut u128, blocks: &[[u8; 16]]) {
+        use crate::POWERS;
+        let n = blocks.len();
+        debug_assert!((2..=4).contains(&n));
+        let h1 = load_u128(&key.pow[POWERS - 1]);
+        let h2 = dot(h1, h1);
+        let h3 = if n >= 3 { dot(h2, h1) } else { h2 };
+        let h4 = if n >= 4 { dot(h2, h2) } else { h2 };
+        let pw = [h1, h2, h3, h4];
+        let xor_halves = |h: __m128i| _mm_xor_si128(h, _mm_shuffle_epi32::<0x4e>(h));
+        let mut a = acc_zero();
+        let mut first = load_u128(acc);
+        for (i, b) in blocks.iter().enumerate() {
+            let h = pw[n - 1 - i];
+            let x = _mm_xor_si128(load::<GHASH>(b), first);
+            first = _mm_setzero_si128();
+            mul_acc(&mut a, x, h, xor_halves(h));
+        }
+        store_u128(acc, reduce(a));
+        for (k, &h) in pw.iter().enumerate().take(n).skip(1) {
+            store_u128(&mut key.pow[POWERS - 1 - k], h);
+            store_u128(&mut key.powx[POWERS - 1 - k], xor_halves(h));
+        }
+    }
+
     /// Computes H^(have+1)..H^want.
     ///
     /// Doubling rounds (H^(h+1..2h) = H^(1..h) * H^h), in registers, so the multiplies of a
