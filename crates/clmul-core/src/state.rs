@@ -169,10 +169,15 @@ impl<const GHASH: bool> Hasher<GHASH> {
         let _ = (&key, &acc, blocks);
         match self.backend {
             #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
-            // SAFETY: `backend` is only stored after `is_available()` succeeded (see `update`);
-            // the AVX2 and AVX-512 tiers' feature lists include every feature of the PCLMULQDQ
-            // tier (`pclmulqdq`, `sse2`, `ssse3`).
-            Backend::Pclmul | Backend::Avx2 | Backend::Avx512 => unsafe {
+            // SAFETY: `backend` is only stored after `is_available()` succeeded (see `update`).
+            Backend::Pclmul => unsafe {
+                crate::x86::pclmul::update_fresh::<GHASH>(key, acc, blocks);
+                true
+            },
+            #[cfg(target_arch = "x86_64")]
+            // SAFETY: as above; the AVX2 and AVX-512 tiers' feature lists include every feature
+            // of the PCLMULQDQ tier (`pclmulqdq`, `sse2`, `ssse3`).
+            Backend::Avx2 | Backend::Avx512 => unsafe {
                 crate::x86::pclmul::update_fresh::<GHASH>(key, acc, blocks);
                 true
             },

@@ -96,8 +96,14 @@ impl Polyval {
     /// Initialize POLYVAL with the given `H` field element.
     #[must_use]
     pub fn new(h: &Key) -> Self {
-        let inner = clmul_core::Polyval::with_backend(&h.0, backend())
-            .unwrap_or_else(|| clmul_core::Polyval::new(&h.0));
+        // The detected backend directly (one detection, no `Option` of the 1 KiB state to move);
+        // the portable one when the build forces it (always available).
+        let inner = if cfg!(polyval_backend = "soft") {
+            clmul_core::Polyval::with_backend(&h.0, backend())
+                .unwrap_or_else(|| clmul_core::Polyval::new(&h.0))
+        } else {
+            clmul_core::Polyval::new(&h.0)
+        };
         Self { inner }
     }
 }

@@ -145,24 +145,27 @@ crate::target_tier! {
         use crate::POWERS;
         let n = blocks.len();
         debug_assert!((2..=4).contains(&n));
+        let xor_halves = |h: __m128i| _mm_xor_si128(h, _mm_shuffle_epi32::<0x4e>(h));
         let h1 = load_u128(&key.pow[POWERS - 1]);
         let h2 = dot(h1, h1);
-        let h3 = if n >= 3 { dot(h2, h1) } else { h2 };
-        let h4 = if n >= 4 { dot(h2, h2) } else { h2 };
-        let pw = [h1, h2, h3, h4];
-        let xor_halves = |h: __m128i| _mm_xor_si128(h, _mm_shuffle_epi32::<0x4e>(h));
+        // H^n..H^1 for the blocks; H^3 and H^4 both come from H^2, side by side.
+        let pw = match n {
+            2 => [h2, h1, h1, h1],
+            3 => [dot(h2, h1), h2, h1, h1],
+            _ => [dot(h2, h2), dot(h2, h1), h2, h1],
+        };
         let mut a = acc_zero();
-        let mut first = load_u128(acc);
-        for (i, b) in blocks.iter().enumerate() {
-            let h = pw[n - 1 - i];
-            let x = _mm_xor_si128(load::<GHASH>(b), first);
-            first = _mm_setzero_si128();
-            mul_acc(&mut a, x, h, xor_halves(h));
+        let x0 = _mm_xor_si128(load::<GHASH>(&blocks[0]), load_u128(acc));
+        mul_acc(&mut a, x0, pw[0], xor_halves(pw[0]));
+        for i in 1..n {
+            mul_acc(&mut a, load::<GHASH>(&blocks[i]), pw[i], xor_halves(pw[i]));
         }
         store_u128(acc, reduce(a));
-        for (k, &h) in pw.iter().enumerate().take(n).skip(1) {
-            store_u128(&mut key.pow[POWERS - 1 - k], h);
-            store_u128(&mut key.powx[POWERS - 1 - k], xor_halves(h));
+        // pw[i] is H^(n - i); H^1 is there already.
+        for k in 2..=n {
+            let h = pw[n - k];
+            store_u128(&mut key.pow[POWERS - k], h);
+            store_u128(&mut key.powx[POWERS - k], xor_halves(h));
         }
     }
 
