@@ -300,8 +300,12 @@ impl<const GHASH: bool> Hasher<GHASH> {
 impl<const GHASH: bool> Drop for Hasher<GHASH> {
     fn drop(&mut self) {
         use zeroize::Zeroize;
-        self.key.pow.zeroize();
-        self.key.powx.zeroize();
+        // Only H^1..H^npow were ever written; the rest of the table still holds the zeros it
+        // was built with (a short-lived state, say AES-GCM-SIV's per-nonce key, wipes a few
+        // entries instead of the whole 1 KiB).
+        let n = self.npow.min(POWERS);
+        self.key.pow[POWERS - n..].zeroize();
+        self.key.powx[POWERS - n..].zeroize();
         self.acc.zeroize();
     }
 }
