@@ -62,7 +62,7 @@ pub use cpufeatures as __cpufeatures;
 pub mod __private {
     #[cfg(target_arch = "aarch64")]
     pub use crate::aarch64::pmull;
-    pub use crate::state::{Key, POWERS};
+    pub use crate::state::{Key, POWERS, for_padded_blocks};
     #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
     pub use crate::x86::pclmul;
     #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]

@@ -64,6 +64,19 @@ impl Key {
     }
 }
 
+/// Hands `data` to `f` as its whole blocks, then, if there is one, its final partial block
+/// zero-padded (GHASH's and POLYVAL's padding of a byte string).
+#[inline]
+pub fn for_padded_blocks(data: &[u8], mut f: impl FnMut(&[[u8; 16]])) {
+    let (blocks, rest) = data.as_chunks::<16>();
+    f(blocks);
+    if !rest.is_empty() {
+        let mut last = [0u8; 16];
+        last[..rest.len()].copy_from_slice(rest);
+        f(&[last]);
+    }
+}
+
 /// A keyed POLYVAL (`GHASH = false`) or GHASH (`GHASH = true`) state.
 ///
 /// GHASH runs as byte-reflected POLYVAL (RFC 8452, Appendix A): the key is
@@ -260,13 +273,13 @@ impl<const GHASH: bool> Hasher<GHASH> {
     /// Absorbs `data`, zero-padding a final partial block.
     #[inline]
     pub fn update_padded(&mut self, data: &[u8]) {
-        let (blocks, rest) = data.as_chunks::<16>();
-        self.update(blocks);
-        if !rest.is_empty() {
-            let mut last = [0u8; 16];
-            last[..rest.len()].copy_from_slice(rest);
-            self.update(&[last]);
-        }
+        for_padded_blocks(data, |b| self.update(b));
+    }
+
+    /// [`Self::update_detached`] of `data`, zero-padding a final partial block.
+    #[inline]
+    pub fn update_detached_padded(&self, acc: &mut [u8; 16], data: &[u8]) {
+        for_padded_blocks(data, |b| self.update_detached(acc, b));
     }
 
     /// The hash of everything absorbed so far.

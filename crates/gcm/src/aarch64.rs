@@ -18,7 +18,7 @@
 use core::arch::aarch64::*;
 
 use aead::inout::InOutBuf;
-use clmul_core::__private::{Key, pmull};
+use clmul_core::__private::{Key, for_padded_blocks, pmull};
 
 /// Blocks per iteration.
 const BLOCKS: usize = 8;
@@ -183,13 +183,7 @@ clmul_core::target_tier! {
     #[inline]
     fn ghash_padded(key: &Key, y: &mut uint64x2_t, data: &[u8]) {
         let mut acc = pmull::to_u128(*y);
-        let (blocks, rest) = data.as_chunks::<16>();
-        pmull::update::<true>(key, &mut acc, blocks);
-        if !rest.is_empty() {
-            let mut last = [0u8; 16];
-            last[..rest.len()].copy_from_slice(rest);
-            pmull::update::<true>(key, &mut acc, &[last]);
-        }
+        for_padded_blocks(data, |b| pmull::update::<true>(key, &mut acc, b));
         *y = pmull::load_u128(&acc);
     }
 

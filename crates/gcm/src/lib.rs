@@ -418,13 +418,7 @@ where
         } else {
             let ghash = self.ghash.__core();
             let mut acc = [0u8; 16];
-            let (blocks, rest) = nonce.as_slice().as_chunks::<16>();
-            ghash.update_detached(&mut acc, blocks);
-            let mut last = [0u8; 16];
-            if !rest.is_empty() {
-                last[..rest.len()].copy_from_slice(rest);
-                ghash.update_detached(&mut acc, &[last]);
-            }
+            ghash.update_detached_padded(&mut acc, nonce);
             let mut lengths = [0u8; 16];
             lengths[8..].copy_from_slice(&bits(NonceSize::USIZE).to_be_bytes());
             ghash.update_detached(&mut acc, &[lengths]);
@@ -504,13 +498,7 @@ pub(crate) fn ghash_tag(
     let ghash = ghash.__core();
     let mut acc = [0u8; 16];
     for data in [associated_data, ciphertext] {
-        let (blocks, rest) = data.as_chunks::<16>();
-        ghash.update_detached(&mut acc, blocks);
-        if !rest.is_empty() {
-            let mut last = [0u8; 16];
-            last[..rest.len()].copy_from_slice(rest);
-            ghash.update_detached(&mut acc, &[last]);
-        }
+        ghash.update_detached_padded(&mut acc, data);
     }
     let mut lengths = [0u8; 16];
     lengths[..8].copy_from_slice(&bits(associated_data.len()).to_be_bytes());

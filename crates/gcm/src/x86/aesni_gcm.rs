@@ -14,7 +14,7 @@ use core::arch::x86_64::*;
 
 use super::aesni::RoundKeys;
 use aead::inout::InOutBuf;
-use clmul_core::__private::{Key, pclmul};
+use clmul_core::__private::{Key, for_padded_blocks, pclmul};
 
 /// Blocks per iteration.
 const BLOCKS: usize = 8;
@@ -238,13 +238,7 @@ clmul_core::target_tier! {
     fn ghash_padded(key: &Key, y: &mut __m128i, data: &[u8]) {
         let mut acc = 0u128;
         pclmul::store_u128(&mut acc, *y);
-        let (blocks, rest) = data.as_chunks::<16>();
-        pclmul::update::<true>(key, &mut acc, blocks);
-        if !rest.is_empty() {
-            let mut last = [0u8; 16];
-            last[..rest.len()].copy_from_slice(rest);
-            pclmul::update::<true>(key, &mut acc, &[last]);
-        }
+        for_padded_blocks(data, |b| pclmul::update::<true>(key, &mut acc, b));
         *y = pclmul::load_u128(&acc);
     }
 
