@@ -260,6 +260,20 @@ clmul_core::target_tier! {
         *y = pclmul::load_u128(&acc);
     }
 
+    /// GHASH of `blocks` (the last of them the length block) into `y`, masked with `E(J0)`:
+    /// the full tag.
+    #[inline]
+    fn finish(key: &Key, y: __m128i, blocks: &[[u8; 16]], ej0: __m128i) -> [u8; 16] {
+        let mut acc = 0u128;
+        pclmul::store_u128(&mut acc, y);
+        gh::update::<true>(key, &mut acc, blocks);
+        let s = _mm_shuffle_epi8(pclmul::load_u128(&acc), pclmul::bswap_mask());
+        let mut tag = [0u8; 16];
+        // SAFETY: 16 writable bytes.
+        unsafe { _mm_storeu_si128(tag.as_mut_ptr().cast(), _mm_xor_si128(s, ej0)) };
+        tag
+    }
+
     /// Encryption (`ENC`) or one-pass decryption of `len` bytes from `inp` to `out`; returns
     /// the full tag `GHASH(A, C) ^ E(J0)`.
     ///
@@ -292,15 +306,7 @@ clmul_core::target_tier! {
             }
         };
         buf[n] = crate::fused::length_block(aad.len(), len);
-        n += 1;
-        let mut acc = 0u128;
-        pclmul::store_u128(&mut acc, y);
-        gh::update::<true>(key, &mut acc, &buf[..n]);
-        let s = _mm_shuffle_epi8(pclmul::load_u128(&acc), pclmul::bswap_mask());
-        let mut tag = [0u8; 16];
-        // SAFETY: 16 writable bytes.
-        unsafe { _mm_storeu_si128(tag.as_mut_ptr().cast(), _mm_xor_si128(s, ej0)) };
-        tag
+        finish(key, y, &buf[..n + 1], ej0)
     }
 
     /// The full tag of `(aad, ct)` without decrypting: the first pass of an out-of-place
@@ -310,15 +316,7 @@ clmul_core::target_tier! {
         let mut y = _mm_setzero_si128();
         ghash_padded(key, &mut y, aad);
         ghash_padded(key, &mut y, ct);
-        let lens = crate::fused::length_block(aad.len(), ct.len());
-        let mut acc = 0u128;
-        pclmul::store_u128(&mut acc, y);
-        gh::update::<true>(key, &mut acc, &[lens]);
-        let s = _mm_shuffle_epi8(pclmul::load_u128(&acc), pclmul::bswap_mask());
-        let mut tag = [0u8; 16];
-        // SAFETY: 16 writable bytes.
-        unsafe { _mm_storeu_si128(tag.as_mut_ptr().cast(), _mm_xor_si128(s, ej0)) };
-        tag
+        finish(key, y, &[crate::fused::length_block(aad.len(), ct.len())], ej0)
     }
 
     /// Plain CTR from `inc32(J0)`: undoes [`open`] on a failed tag, or decrypts after a
