@@ -927,33 +927,8 @@ fn render_table(rows: &[Row]) -> String {
             ]
         })
         .collect();
-    let header = ["target", "mode", "result", "seconds"].map(String::from);
-    let mut widths = header.each_ref().map(|h| h.len());
-    for row in &cells {
-        for (w, c) in widths.iter_mut().zip(row) {
-            *w = (*w).max(c.chars().count());
-        }
-    }
-    let mut out = String::new();
-    let line = |out: &mut String, row: &[String; 4]| {
-        let _ = writeln!(
-            out,
-            "{:<w0$}  {:<w1$}  {:<w2$}  {:>w3$}",
-            row[0],
-            row[1],
-            row[2],
-            row[3],
-            w0 = widths[0],
-            w1 = widths[1],
-            w2 = widths[2],
-            w3 = widths[3]
-        );
-    };
-    line(&mut out, &header);
-    let _ = writeln!(out, "{}", "-".repeat(widths.iter().sum::<usize>() + 6));
-    for row in &cells {
-        line(&mut out, row);
-    }
+    let cells: Vec<Vec<String>> = cells.into_iter().map(Vec::from).collect();
+    let mut out = crate::table::render(&["target", "mode", "result", "seconds"], &cells, 1, true);
     let total: f64 = rows.iter().map(|r| r.seconds).sum();
     let failed = rows
         .iter()

@@ -361,32 +361,9 @@ fn suppressions_used(stderr: &str) -> Vec<String> {
 }
 
 fn print_table(rows: &[[String; 5]]) {
+    let rows: Vec<Vec<String>> = rows.iter().cloned().map(Vec::from).collect();
     let head = ["build", "target", "operation", "runs", "errors"];
-    let mut w = head.map(str::len);
-    for r in rows {
-        for (i, c) in r.iter().enumerate() {
-            w[i] = w[i].max(c.len());
-        }
-    }
-    let line = |c: [&str; 5]| {
-        println!(
-            "{:<w0$}  {:<w1$}  {:<w2$}  {:>w3$}  {:>w4$}",
-            c[0],
-            c[1],
-            c[2],
-            c[3],
-            c[4],
-            w0 = w[0],
-            w1 = w[1],
-            w2 = w[2],
-            w3 = w[3],
-            w4 = w[4]
-        );
-    };
-    line(head);
-    for r in rows {
-        line([&r[0], &r[1], &r[2], &r[3], &r[4]]);
-    }
+    print!("{}", crate::table::render(&head, &rows, 2, false));
 }
 
 #[cfg(test)]

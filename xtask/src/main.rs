@@ -31,6 +31,7 @@ mod cross_test;
 mod ct;
 mod fuzz;
 mod proc;
+mod table;
 mod test;
 mod upstream;
 

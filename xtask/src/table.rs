@@ -1,0 +1,68 @@
+//! Plain-text tables for the xtask reports.
+
+/// `header` and `rows` as text: every column padded to its widest cell (header included), two
+/// spaces apart, the last `right` columns right-aligned; with `rule`, a line of dashes under
+/// the header. Each line ends with a newline.
+pub fn render(header: &[&str], rows: &[Vec<String>], right: usize, rule: bool) -> String {
+    let mut widths: Vec<usize> = header.iter().map(|h| h.chars().count()).collect();
+    for row in rows {
+        for (w, c) in widths.iter_mut().zip(row) {
+            *w = (*w).max(c.chars().count());
+        }
+    }
+    let first_right = widths.len().saturating_sub(right);
+    let line = |cells: &mut dyn Iterator<Item = &str>| {
+        let mut s = cells
+            .zip(&widths)
+            .enumerate()
+            .map(|(i, (c, &w))| {
+                if i >= first_right {
+                    format!("{c:>w$}")
+                } else {
+                    format!("{c:<w$}")
+                }
+            })
+            .collect::<Vec<_>>()
+            .join("  ");
+        s.push('\n');
+        s
+    };
+    let mut out = line(&mut header.iter().copied());
+    if rule {
+        out.push_str(
+            &"-".repeat(widths.iter().sum::<usize>() + 2 * widths.len().saturating_sub(1)),
+        );
+        out.push('\n');
+    }
+    for row in rows {
+        out.push_str(&line(&mut row.iter().map(String::as_str)));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn pads_aligns_and_rules() {
+        let rows = vec![
+            vec!["s390x".to_string(), "ok".to_string(), "29.3".to_string()],
+            vec!["x".to_string(), "FAILED".to_string(), "0.8".to_string()],
+        ];
+        assert_eq!(
+            super::render(&["target", "result", "seconds"], &rows, 1, true),
+            "target  result  seconds\n\
+             -----------------------\n\
+             s390x   ok         29.3\n\
+             x       FAILED      0.8\n"
+        );
+        assert_eq!(
+            super::render(
+                &["a", "b"],
+                &rows.iter().map(|r| r[..2].to_vec()).collect::<Vec<_>>(),
+                0,
+                false
+            ),
+            "a      b     \ns390x  ok    \nx      FAILED\n"
+        );
+    }
+}
