@@ -268,6 +268,6 @@ fn checked_schedule(key: &[u8], h: &[u8; 16]) -> Option<RoundKeys> {
 
 crate::fused::engine_keys!(
     /// Round keys for this engine; holding one proves the CPU passed its detection.
-    Armv8Gcm,
+    Armv8Gcm = Armv8,
     checked_schedule
 );

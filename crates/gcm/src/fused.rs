@@ -171,22 +171,7 @@ impl Fused {
     }
 
     pub(crate) fn engine(&self) -> Engine {
-        match self {
-            #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
-            Fused::AesNi(_) => Engine::AesNi,
-            #[cfg(target_arch = "x86_64")]
-            Fused::Vaes256(_) => Engine::Vaes256,
-            #[cfg(target_arch = "x86_64")]
-            Fused::Vaes512(_) => Engine::Vaes512,
-            #[cfg(all(target_arch = "aarch64", target_endian = "little"))]
-            Fused::Armv8(_) => Engine::Armv8,
-            #[cfg(not(any(
-                target_arch = "x86",
-                target_arch = "x86_64",
-                all(target_arch = "aarch64", target_endian = "little")
-            )))]
-            Fused::None(never) => match *never {},
-        }
+        dispatch!(self, k => k.engine())
     }
 
     /// Encrypts `buffer` and returns the full tag. `ghash` has its powers precomputed.
@@ -315,7 +300,7 @@ impl RoundKeys {
 /// `aead::<ENC>`, `ctr` and `tag_only` kernels. `$schedule(key, h)` expands the key and checks
 /// it against `h = E_K(0)`.
 macro_rules! engine_keys {
-    ($(#[$m:meta])* $name:ident, $schedule:path) => {
+    ($(#[$m:meta])* $name:ident = $engine:ident, $schedule:path) => {
         $(#[$m])*
         #[derive(Clone)]
         pub(crate) struct $name {
@@ -323,6 +308,12 @@ macro_rules! engine_keys {
         }
 
         impl $name {
+            /// The engine these keys run on.
+            #[inline]
+            pub(crate) fn engine(&self) -> crate::fused::Engine {
+                crate::fused::Engine::$engine
+            }
+
             /// Expands `key`; `None` if the CPU lacks the engine's features, the key length is
             /// not an AES one, or `E_K(0)` differs from `h` (compared in constant time).
             pub(crate) fn new(key: &[u8], h: &[u8; 16]) -> Option<Self> {

@@ -315,6 +315,6 @@ clmul_core::target_tier! {
 
 crate::fused::engine_keys!(
     /// Round keys for this engine; holding one proves the CPU passed its detection.
-    AesNiGcm,
+    AesNiGcm = AesNi,
     super::aesni::checked_schedule
 );

@@ -342,6 +342,6 @@ clmul_core::target_tier! {
 
 crate::fused::engine_keys!(
     /// Round keys for this engine; holding one proves the CPU passed its detection.
-    Vaes256,
+    Vaes256 = Vaes256,
     super::aesni::checked_schedule
 );

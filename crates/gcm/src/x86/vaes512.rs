@@ -531,6 +531,6 @@ clmul_core::target_tier! {
 
 crate::fused::engine_keys!(
     /// Round keys for this engine; holding one proves the CPU passed its detection.
-    Vaes512,
+    Vaes512 = Vaes512,
     super::aesni::checked_schedule
 );
