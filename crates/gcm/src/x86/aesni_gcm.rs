@@ -242,6 +242,17 @@ clmul_core::target_tier! {
         *y = pclmul::load_u128(&acc);
     }
 
+    /// The tag from `GHASH(A, C)` (byte-reflected, as the kernels hold it) and `E(J0)`; for
+    /// every x86 engine.
+    #[inline]
+    pub(super) fn make_tag(s: __m128i, ej0: __m128i) -> [u8; 16] {
+        let s = _mm_shuffle_epi8(s, pclmul::bswap_mask());
+        let mut tag = [0u8; 16];
+        // SAFETY: 16 writable bytes.
+        unsafe { _mm_storeu_si128(tag.as_mut_ptr().cast(), _mm_xor_si128(s, ej0)) };
+        tag
+    }
+
     /// GHASH of `blocks` (the last of them the length block) into `y`, masked with `E(J0)`:
     /// the full tag.
     #[inline]
@@ -249,11 +260,7 @@ clmul_core::target_tier! {
         let mut acc = 0u128;
         pclmul::store_u128(&mut acc, y);
         pclmul::update::<true>(key, &mut acc, blocks);
-        let s = _mm_shuffle_epi8(pclmul::load_u128(&acc), pclmul::bswap_mask());
-        let mut tag = [0u8; 16];
-        // SAFETY: 16 writable bytes.
-        unsafe { _mm_storeu_si128(tag.as_mut_ptr().cast(), _mm_xor_si128(s, ej0)) };
-        tag
+        make_tag(pclmul::load_u128(&acc), ej0)
     }
 
     /// Encryption (`ENC`) or one-pass decryption; returns the full tag. Short messages hash

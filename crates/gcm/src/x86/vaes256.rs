@@ -267,11 +267,7 @@ clmul_core::target_tier! {
         let mut acc = 0u128;
         pclmul::store_u128(&mut acc, y);
         gh::update::<true>(key, &mut acc, blocks);
-        let s = _mm_shuffle_epi8(pclmul::load_u128(&acc), pclmul::bswap_mask());
-        let mut tag = [0u8; 16];
-        // SAFETY: 16 writable bytes.
-        unsafe { _mm_storeu_si128(tag.as_mut_ptr().cast(), _mm_xor_si128(s, ej0)) };
-        tag
+        super::aesni_gcm::make_tag(pclmul::load_u128(&acc), ej0)
     }
 
     /// Encryption (`ENC`) or one-pass decryption of `len` bytes from `inp` to `out`; returns

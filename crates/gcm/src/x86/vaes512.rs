@@ -417,16 +417,6 @@ clmul_core::target_tier! {
         gh::hsum(gh::reduce512(t.acc[0], t.acc[1], t.acc[2]))
     }
 
-    /// The tag from `GHASH(A, C)` (reflected) and `E(J0)`.
-    #[inline]
-    fn make_tag(s: __m128i, ej0: __m128i) -> [u8; 16] {
-        let s = _mm_shuffle_epi8(s, pclmul::bswap_mask());
-        let mut tag = [0u8; 16];
-        // SAFETY: 16 writable bytes.
-        unsafe { _mm_storeu_si128(tag.as_mut_ptr().cast(), _mm_xor_si128(s, ej0)) };
-        tag
-    }
-
     /// The counter register for the first data block, `inc32(J0)`, and its three successors.
     #[inline]
     fn first_counters(j0: &[u8; 16]) -> __m512i {
@@ -492,7 +482,7 @@ clmul_core::target_tier! {
                 _ => crypt::<14, ENC, true>(keys, key, &mut y, &mut ctr, inp, out, len, &mut t),
             }
         };
-        make_tag(tail_finish(key, t, aad.len(), len), ej0)
+        super::aesni_gcm::make_tag(tail_finish(key, t, aad.len(), len), ej0)
     }
 
     /// The full tag of `(aad, ct)` without decrypting: the first pass of an out-of-place
@@ -504,7 +494,7 @@ clmul_core::target_tier! {
         ghash_padded(key, &mut y, ct);
         let mut t = tail_new(1);
         t.y = y;
-        make_tag(tail_finish(key, t, aad.len(), ct.len()), ej0)
+        super::aesni_gcm::make_tag(tail_finish(key, t, aad.len(), ct.len()), ej0)
     }
 
     /// Plain CTR from `inc32(J0)`: undoes [`open`] on a failed tag, or decrypts after a
