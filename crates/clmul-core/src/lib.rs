@@ -42,6 +42,7 @@ pub mod soft;
 
 mod backend;
 mod portable;
+mod powers;
 mod state;
 
 #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
@@ -51,7 +52,8 @@ mod x86;
 mod aarch64;
 
 pub use backend::Backend;
-pub use state::{Ghash, Hasher, POWERS, Polyval};
+pub use powers::POWERS;
+pub use state::{Ghash, Hasher, Polyval};
 
 #[doc(hidden)]
 #[cfg(any(target_arch = "x86", target_arch = "x86_64", target_arch = "aarch64"))]
@@ -62,7 +64,8 @@ pub use cpufeatures as __cpufeatures;
 pub mod __private {
     #[cfg(target_arch = "aarch64")]
     pub use crate::aarch64::pmull;
-    pub use crate::state::{Key, POWERS, for_padded_blocks};
+    pub use crate::powers::{Key, POWERS, SMALL, Small};
+    pub use crate::state::for_padded_blocks;
     #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
     pub use crate::x86::pclmul;
     #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
