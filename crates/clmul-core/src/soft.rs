@@ -16,9 +16,12 @@
 //! **The one collision.** A 64-bit lane has 16 bits, so for a full 64x64->128 product a count of
 //! 16 is reachable: exactly at bit `i + j + 60`, and only when all sixteen bits of both lanes are
 //! set (all-ones inputs). 16 carries into bit `i + j + 64`, which belongs to the same lane, and
-//! the product is wrong there. We therefore clear the top nibble of `x` (bits 60..63) before the
-//! lane products, so every lane of `x` has at most 15 bits, and add the top nibble's four partial
-//! products back with masked shifts (no branch on the data). The low-half-only variant
+//! the product is wrong there. We therefore clear the top nibble of one operand (bits 60..63)
+//! before the lane products, so each of its lanes has at most 15 bits, and add the top nibble's
+//! four partial products back with masked shifts (no branch on the data). [`clmul64_widening`]
+//! clears `x`'s; [`clmul64_split`], whose `y` is a power of H split once per update, clears
+//! `y`'s and keeps one mask per nibble bit in the split, so that its per-block work has no
+//! multiply beyond the sixteen lane products. The low-half-only variant
 //! ([`bmul64`]) never sees the collision: the count 16 sits at bit `60 + i + j` and can only carry
 //! into bits >= 64, which it discards.
 //!
