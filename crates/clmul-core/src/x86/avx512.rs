@@ -14,10 +14,21 @@
 //! - Only the first register of a stride depends on the previous stride's result, so the
 //!   out-of-order core starts the next stride's 31 other products while the reduction runs.
 //! - A short input or the tail of a long one runs the same code on its `n < 32` blocks against
-//!   H^n..H^1 (a contiguous slice of the key table, see [`crate::state::Key`]); a final partial
-//!   register is read with masked loads, whose masked-off lanes are zero and cannot fault. No
+//!   H^n..H^1, groups of four aligned to the end of the powers; a final partial register of
+//!   data is read with masked loads, whose masked-off lanes are zero and cannot fault. No
 //!   scalar path, one reduction.
 //! - GHASH's byte reflection is a `vpshufb` on each register after its load.
+//!
+//! Two sets of entry points share that code:
+//!
+//! - [`update_small`] serves a keyed POLYVAL/GHASH state, which keeps H^1..H^16 at most (see
+//!   the `powers` module): up to four blocks go to the 128-bit code (shorter latency), up to 31
+//!   to strides of 8, up to 255 to strides of 16, longer inputs to strides of 32 with
+//!   H^17..H^32 computed in registers for the call. The powers a state does not keep yet are
+//!   computed in doubling rounds of whole registers (`doubled`: every new register of four
+//!   powers is one multiply by the highest power so far) and kept with whole-register stores.
+//! - [`update`] and [`run`] serve the fused AES-GCM kernels, with every power in a
+//!   [`crate::powers::Key`] filled once per AES key ([`fill_key`]).
 //!
 //! The layout follows the approach of Gueron and Kounavis's aggregated reduction, and of the
 //! VPCLMULQDQ GHASH in Linux `arch/x86/crypto/aes-gcm-avx10-x86_64.S` (Eric Biggers), written
@@ -289,7 +300,7 @@ crate::target_tier! {
     /// Absorbs `blocks` into `acc` with a keyed state's powers H^1..H^len (`len` 4, 8 or
     /// 16): up to four blocks with 128-bit multiplies (shorter latency); up to 31 blocks in
     /// strides of 8 (computing and keeping H^8..H^5 if missing); longer inputs in strides of 16
-    /// (computing and keeping H^16..H^9 if missing), and from [`WIDE_FROM`] blocks on in strides
+    /// (computing and keeping H^16..H^9 if missing), and from `WIDE_FROM` (256) blocks on in strides
     /// of 32, with H^17..H^32 computed in registers for the call (four multiplies).
     pub fn update_small<const GHASH: bool>(small: &mut Small, len: &mut u8, acc: &mut u128, blocks: &[[u8; 16]]) {
         let n = blocks.len();
