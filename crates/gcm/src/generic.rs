@@ -21,8 +21,9 @@
 //! failure, and an out-of-place output must not be written at all before the tag is checked
 //! (its previous contents cannot be restored).
 
-use crate::{Block, Error, ghash_tag, tag_matches};
+use crate::{Block, Error};
 use aead::inout::InOutBuf;
+use aead_engines::{ghash_tag, tag_matches};
 use cipher::{
     BlockCipherEncBackend, BlockCipherEncClosure, BlockCipherEncrypt, BlockSizeUser, ParBlocks,
     consts::U16, typenum::Unsigned,
@@ -43,7 +44,7 @@ where
 {
     let mask = tag_mask(cipher, j0);
     apply_keystream(cipher, j0, buffer.reborrow());
-    ghash_tag(ghash, associated_data, buffer.get_out(), &mask)
+    ghash_tag(ghash.__core(), associated_data, buffer.get_out(), &mask.0).into()
 }
 
 /// Checks the tag over the input of `buffer` and, only on success, decrypts it to the output.
@@ -59,7 +60,7 @@ where
     C: BlockCipherEncrypt<BlockSize = U16>,
 {
     let mask = tag_mask(cipher, j0);
-    let expected = ghash_tag(ghash, associated_data, buffer.get_in(), &mask);
+    let expected = ghash_tag(ghash.__core(), associated_data, buffer.get_in(), &mask.0);
     if tag_matches(&expected, tag) {
         apply_keystream(cipher, j0, buffer);
         Ok(())

@@ -21,8 +21,8 @@
     allow(dead_code, unused_imports, unused_macros, unused_variables)
 )]
 
-use crate::{Block, Error, tag_matches};
-use aead::inout::InOutBuf;
+use crate::{powers, tag_matches};
+use inout::InOutBuf;
 
 #[cfg(all(target_arch = "aarch64", target_endian = "little"))]
 use crate::aarch64::Armv8Gcm;
@@ -33,8 +33,7 @@ use crate::x86::vaes256::Vaes256;
 #[cfg(target_arch = "x86_64")]
 use crate::x86::vaes512::Vaes512;
 
-/// A fused kernel family. Not a stable API: for our tests, benches and fuzzers.
-#[doc(hidden)]
+/// A fused kernel family, or the generic two-pass path.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum Engine {
@@ -104,26 +103,34 @@ macro_rules! dispatch {
     ($fused:expr, $k:ident => $e:expr) => {
         match $fused {
             #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
-            Fused::AesNi($k) => $e,
+            Keys::AesNi($k) => $e,
             #[cfg(target_arch = "x86_64")]
-            Fused::Vaes256($k) => $e,
+            Keys::Vaes256($k) => $e,
             #[cfg(target_arch = "x86_64")]
-            Fused::Vaes512($k) => $e,
+            Keys::Vaes512($k) => $e,
             #[cfg(all(target_arch = "aarch64", target_endian = "little"))]
-            Fused::Armv8($k) => $e,
+            Keys::Armv8($k) => $e,
             #[cfg(not(any(
                 target_arch = "x86",
                 target_arch = "x86_64",
                 all(target_arch = "aarch64", target_endian = "little")
             )))]
-            Fused::None(never) => match *never {},
+            Keys::None(never) => match *never {},
         }
     };
 }
 
-/// Round keys for one of the fused engines.
+/// A decryption whose tag did not match: the buffer's output is as it was.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TagMismatch;
+
+/// Round keys for one of the fused engines; holding one proves the CPU runs that engine.
 #[derive(Clone)]
-pub(crate) enum Fused {
+pub struct Fused(Keys);
+
+/// The round keys of each engine (the variants are private: `Fused` is opaque).
+#[derive(Clone)]
+enum Keys {
     #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
     AesNi(AesNiGcm),
     #[cfg(target_arch = "x86_64")]
@@ -152,72 +159,79 @@ pub(crate) enum Fused {
     allow(unreachable_code)
 )]
 impl Fused {
-    /// The fused state for `engine` and AES key `key`, if the CPU runs `engine` and the key
-    /// schedule agrees with the caller's cipher on `E_K(0) = h`.
-    pub(crate) fn new(engine: Engine, key: &[u8], h: &Block) -> Option<Self> {
-        let h: &[u8; 16] = h.as_ref();
-        let _ = (key, h);
-        match engine {
+    /// The fused state for `engine` and AES key `aes_key` (16, 24 or 32 bytes), if the CPU
+    /// runs `engine` and our key schedule agrees with the caller's cipher on `E_K(0^128) = h`
+    /// (compared in constant time). `None` for [`Engine::Generic`].
+    pub fn new(engine: Engine, aes_key: &[u8], h: &[u8; 16]) -> Option<Self> {
+        let _ = (aes_key, h);
+        let keys = match engine {
             Engine::Generic => None,
             #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
-            Engine::AesNi => AesNiGcm::new(key, h).map(Fused::AesNi),
+            Engine::AesNi => AesNiGcm::new(aes_key, h).map(Keys::AesNi),
             #[cfg(target_arch = "x86_64")]
-            Engine::Vaes256 => Vaes256::new(key, h).map(Fused::Vaes256),
+            Engine::Vaes256 => Vaes256::new(aes_key, h).map(Keys::Vaes256),
             #[cfg(target_arch = "x86_64")]
-            Engine::Vaes512 => Vaes512::new(key, h).map(Fused::Vaes512),
+            Engine::Vaes512 => Vaes512::new(aes_key, h).map(Keys::Vaes512),
             #[cfg(all(target_arch = "aarch64", target_endian = "little"))]
-            Engine::Armv8 => Armv8Gcm::new(key, h).map(Fused::Armv8),
-        }
+            Engine::Armv8 => Armv8Gcm::new(aes_key, h).map(Keys::Armv8),
+        };
+        keys.map(Fused)
     }
 
-    pub(crate) fn engine(&self) -> Engine {
-        dispatch!(self, k => k.engine())
+    /// The engine these round keys run on.
+    pub fn engine(&self) -> Engine {
+        dispatch!(&self.0, k => k.engine())
     }
 
-    /// Encrypts `buffer` and returns the full tag. `ghash` has its powers precomputed.
-    pub(crate) fn seal(
+    /// Encrypts `buffer` (input to output) with the keystream from `inc32(J0)` and returns the
+    /// full 16-byte tag. `ghash` is the GHASH state keyed with H, its powers precomputed
+    /// (`clmul_core::Hasher::precompute`); its accumulator is not used.
+    pub fn seal(
         &self,
         ghash: &clmul_core::Ghash,
-        j0: &Block,
+        j0: &[u8; 16],
         aad: &[u8],
         buffer: InOutBuf<'_, '_, u8>,
-    ) -> Block {
-        let (key, _) = ghash.__key();
-        dispatch!(self, k => k.seal(key, j0.as_ref(), aad, buffer).into())
+    ) -> [u8; 16] {
+        let key = powers::table(ghash);
+        dispatch!(&self.0, k => k.seal(key, j0, aad, buffer))
     }
 
-    /// Checks the tag and decrypts; on failure the buffer's output is as it was.
-    pub(crate) fn open(
+    /// Checks `tag` (a prefix of the full tag, in constant time) against the input of `buffer`
+    /// and, only if it matches, leaves the plaintext in the output. On a mismatch the output
+    /// is exactly as it was. `ghash` as in [`Fused::seal`].
+    pub fn open(
         &self,
         ghash: &clmul_core::Ghash,
-        j0: &Block,
+        j0: &[u8; 16],
         aad: &[u8],
         mut buffer: InOutBuf<'_, '_, u8>,
         tag: &[u8],
-    ) -> Result<(), Error> {
-        let (key, _) = ghash.__key();
-        let j0: &[u8; 16] = j0.as_ref();
+    ) -> Result<(), TagMismatch> {
+        let key = powers::table(ghash);
         let in_place = core::ptr::eq(buffer.get_in().as_ptr(), buffer.get_out().as_ptr());
         if in_place {
             let buf = buffer.get_out();
-            let expected: Block = dispatch!(self, k => k.open_in_place(key, j0, aad, buf).into());
+            let expected = dispatch!(&self.0, k => k.open_in_place(key, j0, aad, buf));
             if tag_matches(&expected, tag) {
                 return Ok(());
             }
             // Undo the decryption: the same keystream over the plaintext gives back the
             // ciphertext, byte for byte.
-            dispatch!(self, k => k.ctr_in_place(j0, buf));
-            Err(Error)
+            dispatch!(&self.0, k => k.ctr_in_place(j0, buf));
+            Err(TagMismatch)
         } else {
-            let expected: Block = dispatch!(self, k => k.tag(key, j0, aad, buffer.get_in()).into());
+            let expected = dispatch!(&self.0, k => k.tag(key, j0, aad, buffer.get_in()));
             if !tag_matches(&expected, tag) {
-                return Err(Error);
+                return Err(TagMismatch);
             }
-            dispatch!(self, k => k.ctr(j0, buffer));
+            dispatch!(&self.0, k => k.ctr(j0, buffer));
             Ok(())
         }
     }
 }
+
+pub(crate) use crate::length_block;
 
 /// Copies `data` into whole zero-padded blocks at the start of `out`; returns how many.
 /// `out` must have room (`data.len() <= 16 * out.len()`).
@@ -230,14 +244,6 @@ pub(crate) fn copy_padded(data: &[u8], out: &mut [[u8; 16]]) -> usize {
         out[blocks.len()][..rest.len()].copy_from_slice(rest);
         blocks.len() + 1
     }
-}
-
-/// GCM's length block: `[bits(A)]_64 || [bits(C)]_64`, big-endian.
-pub(crate) fn length_block(aad_len: usize, ct_len: usize) -> [u8; 16] {
-    let mut b = [0u8; 16];
-    b[..8].copy_from_slice(&crate::bits(aad_len).to_be_bytes());
-    b[8..].copy_from_slice(&crate::bits(ct_len).to_be_bytes());
-    b
 }
 
 /// Expanded AES round keys (`rounds + 1` keys of 16 bytes, at most 15), for every fused engine.

@@ -29,8 +29,9 @@
 use core::arch::x86_64::*;
 
 use super::aesni::RoundKeys;
-use aead::inout::InOutBuf;
-use clmul_core::__private::{Key, POWERS, avx512 as gh, pclmul};
+use crate::powers::{Key, POWERS};
+use clmul_core::__private::{avx512 as gh, pclmul};
+use inout::InOutBuf;
 
 /// The last blocks of a message (short AAD, the tail of the text, the length block), hashed
 /// from registers: each register's products against its powers of H are added unreduced,

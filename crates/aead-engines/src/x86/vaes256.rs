@@ -11,8 +11,9 @@
 use core::arch::x86_64::*;
 
 use super::aesni::RoundKeys;
-use aead::inout::InOutBuf;
-use clmul_core::__private::{Key, POWERS, avx2 as gh, for_padded_blocks, pclmul};
+use crate::powers::{Key, POWERS};
+use clmul_core::__private::{avx2 as gh, for_padded_blocks, pclmul};
+use inout::InOutBuf;
 
 clmul_core::target_tier! {
     detect cpuid = ["aes", "pclmulqdq", "sse2", "ssse3", "avx", "avx2"] + ymm ["vpclmulqdq", "vaes"];

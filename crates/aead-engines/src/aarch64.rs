@@ -17,8 +17,9 @@
 
 use core::arch::aarch64::*;
 
-use aead::inout::InOutBuf;
-use clmul_core::__private::{Key, for_padded_blocks, pmull};
+use crate::powers::Key;
+use clmul_core::__private::{for_padded_blocks, pmull};
+use inout::InOutBuf;
 
 /// Blocks per iteration.
 const BLOCKS: usize = 8;

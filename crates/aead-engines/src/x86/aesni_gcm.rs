@@ -13,8 +13,9 @@ use core::arch::x86::*;
 use core::arch::x86_64::*;
 
 use super::aesni::RoundKeys;
-use aead::inout::InOutBuf;
-use clmul_core::__private::{Key, for_padded_blocks, pclmul};
+use crate::powers::Key;
+use clmul_core::__private::{for_padded_blocks, pclmul};
+use inout::InOutBuf;
 
 /// Blocks per iteration.
 const BLOCKS: usize = 8;

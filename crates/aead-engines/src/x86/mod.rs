@@ -1,6 +1,6 @@
 //! x86/x86_64 kernels: AES key expansion with AES-NI and the fused AES-CTR+GHASH loops.
 //!
-//! The only `unsafe` code of the crate lives here, next to the intrinsics.
+//! The x86 `unsafe` code of the crate lives here, next to the intrinsics.
 #![allow(unsafe_code)]
 
 pub(crate) mod aesni;
