@@ -11,6 +11,9 @@
 //!   each message starts from a clone of the keyed state, as RustCrypto's `aes-gcm` does. The
 //!   crate rows therefore include what the crate API costs per message beyond `clmul_core`.
 //! - `<hash>/new+64B`: `new` + one 64-byte `update_padded` + `finalize`: key setup included.
+//! - `gen010-<hash>/update`, `gen010-<hash>/new+64B`: the same for the universal-hash 0.5
+//!   generation, our `polyval` 0.6 / `ghash` 0.5 (`aead-0.5/`) against RustCrypto's 0.6.2 /
+//!   0.5.1 (`ghash` 0.5 has no `Reset` either: clones).
 //!
 //! Impls: `ours-portable`, `ours-pclmul`, `ours-avx2`, `ours-avx512` (`clmul_core` with that
 //! backend; a backend this CPU lacks is skipped, with a message), `ours` (our `polyval`/`ghash`
@@ -197,6 +200,83 @@ fn ghash(c: &mut Criterion) {
     g.finish();
 }
 
+/// [`reset_message`] for the universal-hash 0.5 generation.
+fn reset_message_05<U>(s: &mut U, data: &[u8])
+where
+    U: polyval_06::universal_hash::UniversalHash + polyval_06::universal_hash::Reset + Clone,
+{
+    s.update_padded(data);
+    black_box(s.finalize_reset());
+}
+
+/// [`clone_message`] for the universal-hash 0.5 generation.
+fn clone_message_05<U: polyval_06::universal_hash::UniversalHash + Clone>(
+    keyed: &mut U,
+    data: &[u8],
+) {
+    let mut s = keyed.clone();
+    s.update_padded(data);
+    black_box(s.finalize());
+}
+
+/// [`uhf_oneshot`] for the universal-hash 0.5 generation.
+fn uhf_oneshot_05<U>(key: &[u8; 16], data: &[u8]) -> [u8; 16]
+where
+    U: polyval_06::universal_hash::UniversalHash<BlockSize = U16>
+        + polyval_06::universal_hash::KeyInit<KeySize = U16>,
+{
+    let mut s = U::new(&(*key).into());
+    s.update_padded(data);
+    s.finalize().into()
+}
+
+/// The universal-hash 0.5 generation: ours against RustCrypto's, on the detected backend.
+fn gen010(c: &mut Criterion) {
+    use polyval_06::universal_hash::KeyInit as _;
+    let data = benches::test_data(*SIZES.iter().max().unwrap_or(&0));
+    let key = KEY.into();
+
+    let mut g = c.benchmark_group("gen010-polyval/update");
+    for len in SIZES {
+        let d = &data[..len];
+        let ours = polyval_06::Polyval::new(&key);
+        update_case(&mut g, "ours", d, ours, reset_message_05);
+        let theirs = upstream_polyval_06::Polyval::new(&key);
+        update_case(&mut g, "rustcrypto", d, theirs, reset_message_05);
+    }
+    g.finish();
+
+    let mut g = c.benchmark_group("gen010-ghash/update");
+    for len in SIZES {
+        let d = &data[..len];
+        let ours = ghash_05::GHash::new(&key);
+        update_case(&mut g, "ours", d, ours, clone_message_05);
+        let theirs = upstream_ghash_05::GHash::new(&key);
+        update_case(&mut g, "rustcrypto", d, theirs, clone_message_05);
+    }
+    g.finish();
+
+    let mut g = c.benchmark_group("gen010-polyval/new+64B");
+    new_case(&mut g, "ours", &data, uhf_oneshot_05::<polyval_06::Polyval>);
+    new_case(
+        &mut g,
+        "rustcrypto",
+        &data,
+        uhf_oneshot_05::<upstream_polyval_06::Polyval>,
+    );
+    g.finish();
+
+    let mut g = c.benchmark_group("gen010-ghash/new+64B");
+    new_case(&mut g, "ours", &data, uhf_oneshot_05::<ghash_05::GHash>);
+    new_case(
+        &mut g,
+        "rustcrypto",
+        &data,
+        uhf_oneshot_05::<upstream_ghash_05::GHash>,
+    );
+    g.finish();
+}
+
 criterion_group! {
     name = uhf;
     // Modest defaults for a shared, noisy machine; the command line overrides them.
@@ -204,7 +284,7 @@ criterion_group! {
         .warm_up_time(Duration::from_secs(1))
         .measurement_time(Duration::from_secs(2))
         .sample_size(50);
-    targets = polyval, ghash
+    targets = polyval, ghash, gen010
 }
 
 fn main() {
