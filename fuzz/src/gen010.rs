@@ -62,8 +62,11 @@ macro_rules! diff {
     }};
 }
 
+/// An input's fields: AES-256?, key, nonce, associated data, plaintext, the tag bit to flip.
+type Fields<'a> = (bool, [u8; 32], [u8; 12], &'a [u8], &'a [u8], u16);
+
 /// The fields of an input (see the module docs).
-fn decode(data: &[u8]) -> (bool, [u8; 32], [u8; 12], &[u8], &[u8], u16) {
+fn decode(data: &[u8]) -> Fields<'_> {
     let mut head = [0u8; 51];
     let n = data.len().min(head.len());
     head[..n].copy_from_slice(&data[..n]);

@@ -112,29 +112,6 @@ fn provided_methods_agree() {
     assert_eq!(Error.to_string(), "aead::Error");
 }
 
-/// Many threads sharing one instance (`&self` API, `Sync`) get the same results.
-#[test]
-fn shared_across_threads() {
-    let gcm = Aes256Gcm::new(&[8u8; 32].into());
-    let nonce = Nonce::from_slice(&[9; 12]);
-    let reference = {
-        let mut b = vec![1u8; 1000];
-        let t = gcm.encrypt_in_place_detached(nonce, b"x", &mut b);
-        (b, t)
-    };
-    std::thread::scope(|s| {
-        for _ in 0..4 {
-            s.spawn(|| {
-                for _ in 0..50 {
-                    let mut b = vec![1u8; 1000];
-                    let t = gcm.encrypt_in_place_detached(nonce, b"x", &mut b);
-                    assert_eq!((b, t), reference);
-                }
-            });
-        }
-    });
-}
-
 /// `getrandom`: keys and nonces from the OS (`KeyInit::generate_key`, `AeadCore::generate_nonce`).
 #[cfg(feature = "getrandom")]
 #[test]

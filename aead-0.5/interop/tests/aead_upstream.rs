@@ -20,9 +20,9 @@ use suite::{Gcm, differential::Reference};
 /// The published `aes-gcm` 0.10.3.
 fn upstream<A, N, T>(key: &[u8]) -> Box<dyn Gcm>
 where
-    A: BlockCipher + BlockEncrypt + BlockSizeUser<BlockSize = U16> + KeyInit + 'static,
-    N: ArrayLength<u8> + 'static,
-    T: upstream_aes_gcm::TagSize + 'static,
+    A: BlockCipher + BlockEncrypt + BlockSizeUser<BlockSize = U16> + KeyInit + Sync + 'static,
+    N: ArrayLength<u8> + Sync + 'static,
+    T: upstream_aes_gcm::TagSize + Sync + 'static,
 {
     let g = upstream_aes_gcm::AesGcm::<A, N, T>::new_from_slice(key).expect("key length");
     Box::new(Wrap::reference(g))

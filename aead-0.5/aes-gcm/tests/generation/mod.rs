@@ -2,7 +2,7 @@
 //! (`crates/gcm/tests/suite`): [`Wrap`] turns any aead 0.5 `AeadInPlace` into a `suite::Gcm`,
 //! [`Ours`] is the suite's `Generation`. Also included by `aead-0.5/interop`, whose reference
 //! (the published 0.10.3) shares [`Wrap`]. aead 0.5 has no out-of-place calls: `seal_to` and
-//! `open_to` are `None`, and the suite skips those checks.
+//! `open_to` keep their default, `None`, and the suite skips those checks.
 #![allow(dead_code)]
 
 pub mod odd_batch;
@@ -49,7 +49,7 @@ fn tag<A: AeadInPlace>(t: &[u8]) -> Result<&Tag<A>, Error> {
     }
 }
 
-impl<A: AeadInPlace> Gcm for Wrap<A> {
+impl<A: AeadInPlace + Sync> Gcm for Wrap<A> {
     fn seal(&self, n: &[u8], aad: &[u8], buf: &mut [u8]) -> Result<Vec<u8>, Error> {
         let t = self.aead.encrypt_in_place_detached(nonce::<A>(n), aad, buf);
         t.map(|t| t.to_vec()).map_err(|_| Error)
@@ -116,9 +116,9 @@ impl<A: AeadInPlace> Gcm for Wrap<A> {
 /// Our `AesGcm` 0.10, introspected.
 fn ours<A, N, T>(g: AesGcm<A, N, T>) -> Box<dyn Gcm>
 where
-    A: BlockCipher + BlockEncrypt + BlockSizeUser<BlockSize = U16> + 'static,
-    N: ArrayLength<u8> + 'static,
-    T: aes_gcm::TagSize + 'static,
+    A: BlockCipher + BlockEncrypt + BlockSizeUser<BlockSize = U16> + Sync + 'static,
+    N: ArrayLength<u8> + Sync + 'static,
+    T: aes_gcm::TagSize + Sync + 'static,
 {
     let (engine, backend) = (g.__engine(), g.__ghash_backend());
     Box::new(Wrap {
@@ -126,47 +126,6 @@ where
         engine,
         backend,
     })
-}
-
-fn new_from_slice<A, N, T>(key: &[u8]) -> Result<Box<dyn Gcm>, Error>
-where
-    A: BlockCipher + BlockEncrypt + BlockSizeUser<BlockSize = U16> + KeyInit + 'static,
-    N: ArrayLength<u8> + 'static,
-    T: aes_gcm::TagSize + 'static,
-{
-    AesGcm::<A, N, T>::new_from_slice(key)
-        .map(ours)
-        .map_err(|_| Error)
-}
-
-fn with_engine<A, N, T>(key: &[u8], engine: Engine) -> Option<Box<dyn Gcm>>
-where
-    A: BlockCipher + BlockEncrypt + BlockSizeUser<BlockSize = U16> + KeyInit + 'static,
-    N: ArrayLength<u8> + 'static,
-    T: aes_gcm::TagSize + 'static,
-{
-    AesGcm::<A, N, T>::with_engine(GenericArray::from_slice(key), engine).map(ours)
-}
-
-fn with_ghash_backend<A, N, T>(key: &[u8], backend: Backend) -> Option<Box<dyn Gcm>>
-where
-    A: BlockCipher + BlockEncrypt + BlockSizeUser<BlockSize = U16> + KeyInit + 'static,
-    N: ArrayLength<u8> + 'static,
-    T: aes_gcm::TagSize + 'static,
-{
-    let aes = A::new_from_slice(key).expect("key length");
-    AesGcm::<A, N, T>::__with_ghash_backend(aes, backend).map(ours)
-}
-
-fn from_cipher<A, N, T>(key: &[u8]) -> Box<dyn Gcm>
-where
-    A: BlockCipher + BlockEncrypt + BlockSizeUser<BlockSize = U16> + KeyInit + 'static,
-    N: ArrayLength<u8> + 'static,
-    T: aes_gcm::TagSize + 'static,
-{
-    ours(AesGcm::<A, N, T>::from(
-        A::new_from_slice(key).expect("key length"),
-    ))
 }
 
 /// `dispatch!` over this generation's AES types and tag sizes.
@@ -184,49 +143,16 @@ macro_rules! dispatch_010 {
     };
 }
 
-/// Our `aes-gcm` 0.10.
-pub struct Ours;
-
-impl Generation for Ours {
-    const NAME: &'static str = "aes-gcm 0.10";
-    const TAG_SIZES: &'static [usize] = &[12, 13, 14, 15, 16];
-    const FORCED_SOFT: bool = cfg!(any(polyval_backend = "soft", polyval_force_soft));
-
-    fn new_from_slice(
-        bits: usize,
-        key: &[u8],
-        nonce_len: usize,
-        tag_len: usize,
-    ) -> Option<Result<Box<dyn Gcm>, Error>> {
-        dispatch_010!(new_from_slice, bits, nonce_len, tag_len, (key))
-    }
-
-    fn with_engine(
-        bits: usize,
-        key: &[u8],
-        nonce_len: usize,
-        tag_len: usize,
-        engine: Engine,
-    ) -> Option<Box<dyn Gcm>> {
-        dispatch_010!(with_engine, bits, nonce_len, tag_len, (key, engine)).flatten()
-    }
-
-    fn with_ghash_backend(
-        bits: usize,
-        key: &[u8],
-        nonce_len: usize,
-        tag_len: usize,
-        backend: Backend,
-    ) -> Option<Box<dyn Gcm>> {
-        dispatch_010!(with_ghash_backend, bits, nonce_len, tag_len, (key, backend)).flatten()
-    }
-
-    fn from_cipher(
-        bits: usize,
-        key: &[u8],
-        nonce_len: usize,
-        tag_len: usize,
-    ) -> Option<Box<dyn Gcm>> {
-        dispatch_010!(from_cipher, bits, nonce_len, tag_len, (key))
-    }
-}
+crate::generation!(Ours {
+    name: "aes-gcm 0.10",
+    tag_sizes: &[12, 13, 14, 15, 16],
+    forced_soft: cfg!(any(polyval_backend = "soft", polyval_force_soft)),
+    bounds: [
+        A: BlockCipher + BlockEncrypt + BlockSizeUser<BlockSize = U16> + KeyInit + Sync + 'static,
+        N: ArrayLength<u8> + Sync + 'static,
+        T: aes_gcm::TagSize + Sync + 'static,
+    ],
+    key: |key| GenericArray::from_slice(key),
+    wrap: ours,
+    dispatch: dispatch_010,
+});

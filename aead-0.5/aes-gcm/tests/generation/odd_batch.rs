@@ -64,7 +64,7 @@ impl<P: ArrayLength<GenericArray<u8, U16>>> BlockBackend for OddBackend<'_, P> {
 
 fn check_cipher<C>(name: &str)
 where
-    C: BlockCipher + BlockEncrypt + BlockSizeUser<BlockSize = U16> + KeyInit,
+    C: BlockCipher + BlockEncrypt + BlockSizeUser<BlockSize = U16> + KeyInit + Sync,
 {
     let key = bytes(&mut rng(50), 16);
     let reference = Wrap::reference(Aes128Gcm::new_from_slice(&key).expect("key"));

@@ -35,7 +35,7 @@ fn nonce<A: AeadInOut>(n: &[u8]) -> Nonce<A> {
     Nonce::<A>::try_from(n).expect("nonce length of the type")
 }
 
-impl<A: AeadInOut> Gcm for Wrap<A> {
+impl<A: AeadInOut + Sync> Gcm for Wrap<A> {
     fn seal(&self, n: &[u8], aad: &[u8], buf: &mut [u8]) -> Result<Vec<u8>, Error> {
         let tag = self
             .aead
@@ -113,9 +113,9 @@ impl<A: AeadInOut> Gcm for Wrap<A> {
 /// Our `AesGcm` 0.11, introspected.
 fn ours<A, N, T>(g: AesGcm<A, N, T>) -> Box<dyn Gcm>
 where
-    A: BlockCipherEncrypt + BlockSizeUser<BlockSize = U16> + 'static,
-    N: ArraySize + 'static,
-    T: aes_gcm::TagSize + 'static,
+    A: BlockCipherEncrypt + BlockSizeUser<BlockSize = U16> + Sync + 'static,
+    N: ArraySize + Sync + 'static,
+    T: aes_gcm::TagSize + Sync + 'static,
 {
     let (engine, backend) = (g.__engine(), g.__ghash_backend());
     Box::new(Wrap {
@@ -123,48 +123,6 @@ where
         engine,
         backend,
     })
-}
-
-fn new_from_slice<A, N, T>(key: &[u8]) -> Result<Box<dyn Gcm>, Error>
-where
-    A: BlockCipherEncrypt + BlockSizeUser<BlockSize = U16> + KeyInit + 'static,
-    N: ArraySize + 'static,
-    T: aes_gcm::TagSize + 'static,
-{
-    AesGcm::<A, N, T>::new_from_slice(key)
-        .map(ours)
-        .map_err(|_| Error)
-}
-
-fn with_engine<A, N, T>(key: &[u8], engine: Engine) -> Option<Box<dyn Gcm>>
-where
-    A: BlockCipherEncrypt + BlockSizeUser<BlockSize = U16> + KeyInit + 'static,
-    N: ArraySize + 'static,
-    T: aes_gcm::TagSize + 'static,
-{
-    let key = aes_gcm::Key::<A>::try_from(key).expect("key length");
-    AesGcm::<A, N, T>::with_engine(&key, engine).map(ours)
-}
-
-fn with_ghash_backend<A, N, T>(key: &[u8], backend: Backend) -> Option<Box<dyn Gcm>>
-where
-    A: BlockCipherEncrypt + BlockSizeUser<BlockSize = U16> + KeyInit + 'static,
-    N: ArraySize + 'static,
-    T: aes_gcm::TagSize + 'static,
-{
-    let aes = A::new_from_slice(key).expect("key length");
-    AesGcm::<A, N, T>::__with_ghash_backend(aes, backend).map(ours)
-}
-
-fn from_cipher<A, N, T>(key: &[u8]) -> Box<dyn Gcm>
-where
-    A: BlockCipherEncrypt + BlockSizeUser<BlockSize = U16> + KeyInit + 'static,
-    N: ArraySize + 'static,
-    T: aes_gcm::TagSize + 'static,
-{
-    ours(AesGcm::<A, N, T>::from(
-        A::new_from_slice(key).expect("key length"),
-    ))
 }
 
 /// `dispatch!` over this generation's AES types and tag sizes.
@@ -194,53 +152,20 @@ macro_rules! dispatch_011 {
     }};
 }
 
-/// Our `aes-gcm` 0.11.
-pub struct Ours;
-
-impl Generation for Ours {
-    const NAME: &'static str = "aes-gcm 0.11";
-    const TAG_SIZES: &'static [usize] = if cfg!(feature = "hazmat") {
+crate::generation!(Ours {
+    name: "aes-gcm 0.11",
+    tag_sizes: if cfg!(feature = "hazmat") {
         &[4, 8, 12, 13, 14, 15, 16]
     } else {
         &[12, 13, 14, 15, 16]
-    };
-    const FORCED_SOFT: bool = cfg!(polyval_backend = "soft");
-
-    fn new_from_slice(
-        bits: usize,
-        key: &[u8],
-        nonce_len: usize,
-        tag_len: usize,
-    ) -> Option<Result<Box<dyn Gcm>, Error>> {
-        dispatch_011!(new_from_slice, bits, nonce_len, tag_len, (key))
-    }
-
-    fn with_engine(
-        bits: usize,
-        key: &[u8],
-        nonce_len: usize,
-        tag_len: usize,
-        engine: Engine,
-    ) -> Option<Box<dyn Gcm>> {
-        dispatch_011!(with_engine, bits, nonce_len, tag_len, (key, engine)).flatten()
-    }
-
-    fn with_ghash_backend(
-        bits: usize,
-        key: &[u8],
-        nonce_len: usize,
-        tag_len: usize,
-        backend: Backend,
-    ) -> Option<Box<dyn Gcm>> {
-        dispatch_011!(with_ghash_backend, bits, nonce_len, tag_len, (key, backend)).flatten()
-    }
-
-    fn from_cipher(
-        bits: usize,
-        key: &[u8],
-        nonce_len: usize,
-        tag_len: usize,
-    ) -> Option<Box<dyn Gcm>> {
-        dispatch_011!(from_cipher, bits, nonce_len, tag_len, (key))
-    }
-}
+    },
+    forced_soft: cfg!(polyval_backend = "soft"),
+    bounds: [
+        A: BlockCipherEncrypt + BlockSizeUser<BlockSize = U16> + KeyInit + Sync + 'static,
+        N: ArraySize + Sync + 'static,
+        T: aes_gcm::TagSize + Sync + 'static,
+    ],
+    key: |key| &aes_gcm::Key::<A>::try_from(key).expect("key length"),
+    wrap: ours,
+    dispatch: dispatch_011,
+});

@@ -27,21 +27,25 @@ use rand::{Rng, SeedableRng, rngs::SmallRng};
 pub struct Error;
 
 /// A keyed AES-GCM instance of either generation, nonce and tag sizes fixed by its type.
-pub trait Gcm {
+/// `Sync`, as every AEAD here is: the suite shares one instance across threads.
+pub trait Gcm: Sync {
     /// `encrypt_in_place_detached` / `encrypt_inout_detached` on one buffer: the tag.
     fn seal(&self, nonce: &[u8], aad: &[u8], buf: &mut [u8]) -> Result<Vec<u8>, Error>;
     /// `decrypt_in_place_detached` / `decrypt_inout_detached` on one buffer.
     fn open(&self, nonce: &[u8], aad: &[u8], buf: &mut [u8], tag: &[u8]) -> Result<(), Error>;
-    /// Encryption from `inp` to `out` (same length); `None` where the API has no such call
-    /// (aead 0.5).
+    /// Encryption from `inp` to `out` (same length); `None` (the default) where the API has no
+    /// such call (aead 0.5).
     fn seal_to(
         &self,
         nonce: &[u8],
         aad: &[u8],
         inp: &[u8],
         out: &mut [u8],
-    ) -> Option<Result<Vec<u8>, Error>>;
-    /// Decryption from `inp` to `out`; `None` where the API has no such call.
+    ) -> Option<Result<Vec<u8>, Error>> {
+        let _ = (nonce, aad, inp, out);
+        None
+    }
+    /// Decryption from `inp` to `out`; `None` (the default) where the API has no such call.
     fn open_to(
         &self,
         nonce: &[u8],
@@ -49,7 +53,10 @@ pub trait Gcm {
         inp: &[u8],
         out: &mut [u8],
         tag: &[u8],
-    ) -> Option<Result<(), Error>>;
+    ) -> Option<Result<(), Error>> {
+        let _ = (nonce, aad, inp, out, tag);
+        None
+    }
     /// `encrypt_in_place` through the `aead::Buffer` API: appends the tag.
     fn seal_vec(&self, nonce: &[u8], aad: &[u8], buf: &mut Vec<u8>) -> Result<(), Error>;
     /// `decrypt_in_place` through the `aead::Buffer` API: checks and removes the tag.
@@ -58,10 +65,15 @@ pub trait Gcm {
     fn encrypt(&self, nonce: &[u8], aad: &[u8], msg: &[u8]) -> Result<Vec<u8>, Error>;
     /// `Aead::decrypt` with a `Payload`.
     fn decrypt(&self, nonce: &[u8], aad: &[u8], msg: &[u8]) -> Result<Vec<u8>, Error>;
-    /// The fused engine it runs on (`Generic` for the two-pass path).
-    fn engine(&self) -> Engine;
-    /// The GHASH backend of its two-pass path.
-    fn ghash_backend(&self) -> Backend;
+    /// The fused engine it runs on (`Generic` for the two-pass path, and for a reference
+    /// implementation, the default).
+    fn engine(&self) -> Engine {
+        Engine::Generic
+    }
+    /// The GHASH backend of its two-pass path (`Portable` for a reference, the default).
+    fn ghash_backend(&self) -> Backend {
+        Backend::Portable
+    }
 }
 
 /// One generation's constructors. `bits` is 128, 192 or 256 (`aes::Aes128/192/256`); nonce
@@ -149,6 +161,121 @@ macro_rules! dispatch {
             _ => None,
         }
     }};
+}
+
+/// The plumbing of a generation's adapter (`tests/generation/mod.rs`): the constructors behind
+/// `Generation` for a type `$ours`, given the generation's bounds on the AES type `A`, the
+/// nonce size `N` and the tag size `T`, how it makes a `Key` from bytes, how it wraps an
+/// `AesGcm` in a `Gcm` (`$wrap`), and its `dispatch!` (`$dispatch`, over its tag sizes).
+#[macro_export]
+macro_rules! generation {
+    ($ours:ident {
+        name: $name:expr,
+        tag_sizes: $tags:expr,
+        forced_soft: $soft:expr,
+        bounds: [$($bounds:tt)*],
+        key: |$k:ident| $key:expr,
+        wrap: $wrap:path,
+        dispatch: $dispatch:ident $(,)?
+    }) => {
+        fn new_from_slice<A, N, T>(key: &[u8]) -> Result<Box<dyn Gcm>, Error>
+        where
+            $($bounds)*
+        {
+            AesGcm::<A, N, T>::new_from_slice(key)
+                .map($wrap)
+                .map_err(|_| Error)
+        }
+
+        fn with_engine<A, N, T>($k: &[u8], engine: Engine) -> Option<Box<dyn Gcm>>
+        where
+            $($bounds)*
+        {
+            AesGcm::<A, N, T>::with_engine($key, engine).map($wrap)
+        }
+
+        fn with_ghash_backend<A, N, T>(key: &[u8], backend: Backend) -> Option<Box<dyn Gcm>>
+        where
+            $($bounds)*
+        {
+            let aes = A::new_from_slice(key).expect("key length");
+            AesGcm::<A, N, T>::__with_ghash_backend(aes, backend).map($wrap)
+        }
+
+        fn from_cipher<A, N, T>(key: &[u8]) -> Box<dyn Gcm>
+        where
+            $($bounds)*
+        {
+            $wrap(AesGcm::<A, N, T>::from(A::new_from_slice(key).expect("key length")))
+        }
+
+        /// The suite's constructors for this generation.
+        pub struct $ours;
+
+        impl Generation for $ours {
+            const NAME: &'static str = $name;
+            const TAG_SIZES: &'static [usize] = $tags;
+            const FORCED_SOFT: bool = $soft;
+
+            fn new_from_slice(
+                bits: usize,
+                key: &[u8],
+                nonce_len: usize,
+                tag_len: usize,
+            ) -> Option<Result<Box<dyn Gcm>, Error>> {
+                $dispatch!(new_from_slice, bits, nonce_len, tag_len, (key))
+            }
+
+            fn with_engine(
+                bits: usize,
+                key: &[u8],
+                nonce_len: usize,
+                tag_len: usize,
+                engine: Engine,
+            ) -> Option<Box<dyn Gcm>> {
+                $dispatch!(with_engine, bits, nonce_len, tag_len, (key, engine)).flatten()
+            }
+
+            fn with_ghash_backend(
+                bits: usize,
+                key: &[u8],
+                nonce_len: usize,
+                tag_len: usize,
+                backend: Backend,
+            ) -> Option<Box<dyn Gcm>> {
+                $dispatch!(with_ghash_backend, bits, nonce_len, tag_len, (key, backend))
+                    .flatten()
+            }
+
+            fn from_cipher(
+                bits: usize,
+                key: &[u8],
+                nonce_len: usize,
+                tag_len: usize,
+            ) -> Option<Box<dyn Gcm>> {
+                $dispatch!(from_cipher, bits, nonce_len, tag_len, (key))
+            }
+        }
+    };
+}
+
+/// Many threads sharing one instance (`&self` API, `Sync`) get the same results.
+pub fn shared_across_threads<G: Generation>() {
+    let gcm = G::new_from_slice(256, &[8u8; 32], 12, 16)
+        .expect("listed size")
+        .expect("key");
+    let nonce = [9u8; 12];
+    let reference = engines::seal_copy(&*gcm, &nonce, b"x", &[1u8; 1000]);
+    std::thread::scope(|s| {
+        for _ in 0..4 {
+            s.spawn(|| {
+                for _ in 0..50 {
+                    let got = engines::seal_copy(&*gcm, &nonce, b"x", &[1u8; 1000]);
+                    assert_eq!(got, reference);
+                }
+            });
+        }
+    });
 }
 
 /// A deterministic generator, so a failure reproduces.
@@ -303,6 +430,10 @@ macro_rules! suite_tests {
         #[test]
         fn hostile_short_buffers_every_engine() {
             suite::hostile::short_buffers_every_engine::<$g>();
+        }
+        #[test]
+        fn shared_across_threads() {
+            suite::shared_across_threads::<$g>();
         }
         #[test]
         fn hostile_out_of_place_refusal_leaves_output_alone() {
