@@ -145,62 +145,46 @@ pub fn run(args: &[String]) -> Result<(), String> {
         c
     };
 
+    // Writes the consumer's manifest for `source` (dropping the old lock file), then runs
+    // cargo with `args`.
+    let with = |source: &Source<'_>, args: &[&str]| -> Result<std::process::Output, String> {
+        write(&consumer, &manifest(source))?;
+        let _ = fs::remove_file(consumer.join("Cargo.lock"));
+        cargo(args)
+            .output()
+            .map_err(|e| format!("cargo {}: {e}", args.join(" ")))
+    };
+    let git = |versioned| Source::Git {
+        url: &clone_url,
+        versioned,
+    };
+    let tree = ["tree", "--prefix", "none", "-e", "normal"];
+
     // 1. By git, with version keys: every package from the clone, at the right version.
-    write(
-        &consumer,
-        &manifest(&Source::Git {
-            url: &clone_url,
-            versioned: true,
-        }),
-    )?;
-    let _ = fs::remove_file(consumer.join("Cargo.lock"));
-    let tree = output_ok(
-        &mut cargo(&["tree", "--prefix", "none", "-e", "normal"]),
-        "cargo tree",
-    )?;
-    check_tree(&tree, &clone_url)?;
+    check_tree(&stdout(with(&git(true), &tree)?, "cargo tree")?, &clone_url)?;
     println!("patch-recipe: git patch resolves all six packages to the clone");
 
     // 2. Without the version keys, cargo must refuse: two packages match each git entry.
-    write(
-        &consumer,
-        &manifest(&Source::Git {
-            url: &clone_url,
-            versioned: false,
-        }),
-    )?;
-    let _ = fs::remove_file(consumer.join("Cargo.lock"));
-    let out = cargo(&["metadata", "--format-version", "1"])
-        .output()
-        .map_err(|e| format!("cargo metadata: {e}"))?;
-    if out.status.success() {
+    if with(&git(false), &["metadata", "--format-version", "1"])?
+        .status
+        .success()
+    {
         return Err(
-            "a git patch without `version` keys was accepted; the recipe's \
-                    version keys are not what selects the package"
+            "a git patch without `version` keys was accepted; the recipe's version \
+                    keys are not what selects the package"
                 .into(),
         );
     }
     println!("patch-recipe: without version keys cargo refuses, as expected");
 
     // 3. Build and run the program on the git-patched graph.
-    write(
-        &consumer,
-        &manifest(&Source::Git {
-            url: &clone_url,
-            versioned: true,
-        }),
-    )?;
-    let _ = fs::remove_file(consumer.join("Cargo.lock"));
-    let ran = output_ok(&mut cargo(&["run", "--quiet"]), "cargo run")?;
-    print!("{ran}");
+    print!(
+        "{}",
+        stdout(with(&git(true), &["run", "--quiet"])?, "cargo run")?
+    );
 
     // 4. By path: the working tree's packages.
-    write(&consumer, &manifest(&Source::Path(&root)))?;
-    let _ = fs::remove_file(consumer.join("Cargo.lock"));
-    let tree = output_ok(
-        &mut cargo(&["tree", "--prefix", "none", "-e", "normal"]),
-        "cargo tree (path)",
-    )?;
+    let tree = stdout(with(&Source::Path(&root), &tree)?, "cargo tree (path)")?;
     check_tree(&tree, &format!("{}/", root.display()))?;
     println!("patch-recipe: path patch resolves all six packages to the working tree");
     Ok(())
@@ -254,8 +238,8 @@ fn run_ok(cmd: &mut Command, what: &str) -> Result<(), String> {
     }
 }
 
-fn output_ok(cmd: &mut Command, what: &str) -> Result<String, String> {
-    let out = cmd.output().map_err(|e| format!("{what}: {e}"))?;
+/// The output of a command that must have succeeded.
+fn stdout(out: std::process::Output, what: &str) -> Result<String, String> {
     if out.status.success() {
         Ok(String::from_utf8_lossy(&out.stdout).into_owned())
     } else {

@@ -66,14 +66,12 @@ pub fn run(args: &[String]) -> Result<(), String> {
     };
 
     // Each scratch package: our library source under upstream's tests and dev-dependencies.
-    let polyval_manifest = format!(
-        r#"[package]
-name = "polyval"
-version = "0.7.3"
-edition = "2024"
-[lib]
-path = "{src}/src/lib.rs"
-[features]
+    let polyval_manifest = scratch_manifest(
+        "polyval",
+        "0.7.3",
+        &c("polyval"),
+        &format!(
+            r#"[features]
 default = ["hazmat"]
 hazmat = []
 zeroize = ["dep:zeroize", "clmul-core/zeroize"]
@@ -85,8 +83,8 @@ zeroize = {{ version = "1", optional = true, default-features = false }}
 hex-literal = "1"
 proptest = "1.9"
 "#,
-        src = c("polyval"),
-        core = c("clmul-core")
+            core = c("clmul-core")
+        ),
     );
     check(
         "polyval 0.7.3 tests/ on our polyval",
@@ -99,22 +97,20 @@ proptest = "1.9"
         ),
     );
 
-    let ghash_manifest = format!(
-        r#"[package]
-name = "ghash"
-version = "0.6.0"
-edition = "2024"
-[lib]
-path = "{src}/src/lib.rs"
-[dependencies]
+    let ghash_manifest = scratch_manifest(
+        "ghash",
+        "0.6.0",
+        &c("ghash"),
+        &format!(
+            r#"[dependencies]
 polyval = {{ path = "{polyval}", features = ["hazmat"] }}
 clmul-core = {{ path = "{core}" }}
 [dev-dependencies]
 hex-literal = "1"
 "#,
-        src = c("ghash"),
-        polyval = c("polyval"),
-        core = c("clmul-core")
+            polyval = c("polyval"),
+            core = c("clmul-core")
+        ),
     );
     check(
         "ghash 0.6.0 tests/ on our ghash",
@@ -127,14 +123,12 @@ hex-literal = "1"
         ),
     );
 
-    let gcm_manifest = format!(
-        r#"[package]
-name = "aes-gcm"
-version = "0.11.1"
-edition = "2024"
-[lib]
-path = "{src}/src/lib.rs"
-[features]
+    let gcm_manifest = scratch_manifest(
+        "aes-gcm",
+        "0.11.1",
+        &c("gcm"),
+        &format!(
+            r#"[features]
 default = ["aes", "alloc", "getrandom"]
 aes = ["dep:aes"]
 alloc = ["aead/alloc"]
@@ -157,10 +151,10 @@ zeroize = {{ version = "1", optional = true, default-features = false }}
 aead = {{ version = "0.6", features = ["alloc", "dev"], default-features = false }}
 hex-literal = "1"
 "#,
-        src = c("gcm"),
-        ghash = c("ghash"),
-        core = c("clmul-core"),
-        engines = c("aead-engines")
+            ghash = c("ghash"),
+            core = c("clmul-core"),
+            engines = c("aead-engines")
+        ),
     );
     check(
         "aes-gcm 0.11.1 tests/ on our aes-gcm",
@@ -185,14 +179,12 @@ hex-literal = "1"
     );
 
     // The aead 0.5 generation.
-    let polyval06_manifest = format!(
-        r#"[package]
-name = "polyval"
-version = "0.6.2"
-edition = "2024"
-[lib]
-path = "{src}/src/lib.rs"
-[features]
+    let polyval06_manifest = scratch_manifest(
+        "polyval",
+        "0.6.2",
+        &o("polyval"),
+        &format!(
+            r#"[features]
 std = ["universal-hash/std"]
 zeroize = ["dep:zeroize", "clmul-core/zeroize"]
 [dependencies]
@@ -202,8 +194,8 @@ zeroize = {{ version = "1", optional = true, default-features = false }}
 [dev-dependencies]
 hex-literal = "0.3"
 "#,
-        src = o("polyval"),
-        core = c("clmul-core")
+            core = c("clmul-core")
+        ),
     );
     check(
         "polyval 0.6.2 tests/ on our polyval 0.6",
@@ -216,14 +208,12 @@ hex-literal = "0.3"
         ),
     );
 
-    let ghash05_manifest = format!(
-        r#"[package]
-name = "ghash"
-version = "0.5.1"
-edition = "2024"
-[lib]
-path = "{src}/src/lib.rs"
-[features]
+    let ghash05_manifest = scratch_manifest(
+        "ghash",
+        "0.5.1",
+        &o("ghash"),
+        &format!(
+            r#"[features]
 std = ["polyval/std"]
 zeroize = ["dep:zeroize", "clmul-core/zeroize"]
 [dependencies]
@@ -233,9 +223,9 @@ zeroize = {{ version = "1", optional = true, default-features = false }}
 [dev-dependencies]
 hex-literal = "0.3"
 "#,
-        src = o("ghash"),
-        polyval = o("polyval"),
-        core = c("clmul-core")
+            polyval = o("polyval"),
+            core = c("clmul-core")
+        ),
     );
     check(
         "ghash 0.5.1 tests/ on our ghash 0.5",
@@ -248,14 +238,12 @@ hex-literal = "0.3"
         ),
     );
 
-    let gcm010_manifest = format!(
-        r#"[package]
-name = "aes-gcm"
-version = "0.10.3"
-edition = "2024"
-[lib]
-path = "{src}/src/lib.rs"
-[features]
+    let gcm010_manifest = scratch_manifest(
+        "aes-gcm",
+        "0.10.3",
+        &o("aes-gcm"),
+        &format!(
+            r#"[features]
 default = ["aes", "alloc", "getrandom"]
 aes = ["dep:aes"]
 std = ["aead/std", "alloc"]
@@ -278,10 +266,10 @@ zeroize = {{ version = "1", optional = true, default-features = false }}
 aead = {{ version = "0.5", features = ["dev"], default-features = false }}
 hex-literal = "0.3"
 "#,
-        src = o("aes-gcm"),
-        ghash = o("ghash"),
-        core = c("clmul-core"),
-        engines = c("aead-engines")
+            ghash = o("ghash"),
+            core = c("clmul-core"),
+            engines = c("aead-engines")
+        ),
     );
     check(
         "aes-gcm 0.10.3 tests/ on our aes-gcm 0.10",
@@ -320,6 +308,15 @@ hex-literal = "0.3"
     } else {
         Err(format!("failed: {}", failed.join(", ")))
     }
+}
+
+/// A scratch package's manifest: `name` and `version` as upstream's, our library source from
+/// `lib` (a package directory), then `body` (features and dependencies).
+fn scratch_manifest(name: &str, version: &str, lib: &str, body: &str) -> String {
+    format!(
+        "[package]\nname = \"{name}\"\nversion = \"{version}\"\nedition = \"2024\"\n\
+         [lib]\npath = \"{lib}/src/lib.rs\"\n{body}"
+    )
 }
 
 /// A package in `work/<name>` with `manifest`, upstream's `tests/` copied from `src`, tested.

@@ -10,6 +10,7 @@
 #![allow(dead_code)]
 
 pub mod block_cipher;
+pub mod ctr32;
 pub mod differential;
 pub mod engines;
 pub mod gcm_spec;
