@@ -69,14 +69,6 @@ fn traits_and_auto_traits() {
     let _ = core::mem::size_of::<AesGcm<Aes128, U32, U12>>();
 }
 
-#[test]
-fn new_from_slice_checks_length() {
-    assert!(Aes128Gcm::new_from_slice(&[0; 16]).is_ok());
-    assert!(Aes128Gcm::new_from_slice(&[0; 15]).is_err());
-    assert!(Aes128Gcm::new_from_slice(&[0; 32]).is_err());
-    assert!(Aes256Gcm::new_from_slice(&[0; 32]).is_ok());
-}
-
 /// The provided and blanket methods all agree: `Aead` (alloc), `AeadMut`, `encrypt_in_place` /
 /// `decrypt_in_place` on a `Vec`, the detached methods; and `aead::Error`'s text.
 #[test]
