@@ -10,8 +10,15 @@
 //! - [`j0`], [`ghash_tag`] and [`tag_matches`]: GCM's pre-counter block, the GHASH tag of the
 //!   two-pass path and the constant-time tag comparison, over `clmul_core`'s keyed GHASH state.
 //!
-//! What stays in each `aes-gcm` crate is what depends on its trait generation: the types, the
-//! length limits, and the generic CTR over any block cipher of its `cipher` version.
+//! - [`siv`]: AES-GCM-SIV (RFC 8452) apart from the trait generation, for our `aes-gcm-siv`
+//!   0.11 and 0.12: key derivation, POLYVAL tag, SIV counter, and the decryption rules.
+//! - [`ctr`]: the 32-bit counter flavors ([`Counter32`]: GCM's and SIV's).
+//! - [`generic`]: behind the features `cipher-0.4` and `cipher-0.5`, the generic paths' glue to
+//!   that `cipher` generation: CTR over any block cipher, and AES-GCM-SIV's keys over any block
+//!   cipher.
+//!
+//! What stays in each `aes-gcm` and `aes-gcm-siv` crate is what depends on its trait
+//! generation: the types, the length limits, and the glue to its `cipher` traits.
 //!
 //! Buffers are [`InOutBuf`] (the `inout` 0.2 crate): an input and an output slice of the same
 //! length that are either the same memory or disjoint. aead 0.6 hands it to the 0.11 crate as
@@ -25,10 +32,14 @@
 
 #[cfg(all(target_arch = "aarch64", target_endian = "little"))]
 mod aarch64;
+pub mod ctr;
 mod fused;
+pub mod generic;
+pub mod siv;
 #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
 mod x86;
 
+pub use ctr::Counter32;
 pub use fused::{Engine, Fused, TagMismatch};
 pub use inout::{self, InOutBuf};
 

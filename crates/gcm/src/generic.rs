@@ -5,10 +5,11 @@
 //! keystream. Two passes over the data, each at full width:
 //!
 //! - **CTR.** The keystream comes from the cipher's own parallel backend
-//!   ([`BlockCipherEncrypt::encrypt_with_backend`]): counter blocks are generated in batches of
-//!   the backend's `ParBlocksSize` (8 for AES-NI and ARMv8, 30 for VAES in the `aes` crate) and
-//!   encrypted with one `encrypt_par_blocks` call, so the AES rounds of a batch pipeline. The
-//!   whole tail (the last partial batch and a partial final block) is one more batch.
+//!   ([`BlockCipherEncrypt::encrypt_with_backend`], through `aead_engines::generic`): counter blocks
+//!   are generated in batches of the backend's `ParBlocksSize` (8 for AES-NI and ARMv8, 30 for
+//!   VAES in the `aes` crate) and encrypted with one parallel call, so the AES rounds of a
+//!   batch pipeline. The whole tail (the last partial batch and a partial final block) is one
+//!   more batch.
 //! - **GHASH.** Associated data and ciphertext each go to the GHASH state in one
 //!   `update_padded` call, i.e. to the wide kernel's aggregated-reduction loop.
 //!
@@ -23,11 +24,8 @@
 
 use crate::{Block, Error};
 use aead::inout::InOutBuf;
-use aead_engines::{ghash_tag, tag_matches};
-use cipher::{
-    BlockCipherEncBackend, BlockCipherEncClosure, BlockCipherEncrypt, BlockSizeUser, ParBlocks,
-    consts::U16, typenum::Unsigned,
-};
+use aead_engines::{Counter32, ghash_tag, tag_matches};
+use cipher::{BlockCipherEncrypt, consts::U16};
 use ghash::GHash;
 
 /// Encrypts `buffer` (input to output) with the keystream from `inc32(J0)` and returns the full
@@ -77,7 +75,9 @@ fn tag_mask<C: BlockCipherEncrypt<BlockSize = U16>>(cipher: &C, j0: &Block) -> B
     mask
 }
 
-/// XORs the CTR32-BE keystream starting at `inc32(J0)` into `buffer` (input to output).
+/// XORs the CTR32-BE keystream starting at `inc32(J0)` into `buffer` (input to output), with
+/// the cipher's own parallel backend (`aead_engines::generic`, shared with the other generation
+/// and with AES-GCM-SIV).
 ///
 /// At most `P_MAX / 16 < 2^32 - 1` blocks are ever requested, so the counter never comes back
 /// to J0 (whose encryption is the tag mask).
@@ -87,88 +87,8 @@ pub(crate) fn apply_keystream<C: BlockCipherEncrypt<BlockSize = U16>>(
     j0: &Block,
     buffer: InOutBuf<'_, '_, u8>,
 ) {
-    if buffer.is_empty() {
-        return;
-    }
-    let mut prefix = [0u8; 12];
-    prefix.copy_from_slice(&j0[..12]);
-    let counter = u32::from_be_bytes([j0[12], j0[13], j0[14], j0[15]]).wrapping_add(1);
-    cipher.encrypt_with_backend(Ctr32 {
-        prefix,
-        counter,
-        buffer,
-    });
-}
-
-/// The CTR loop, run inside the cipher's backend (a rank-2 closure: `call` is generic over the
-/// backend type, so its `ParBlocksSize` and its `#[target_feature]` context are known).
-struct Ctr32<'i, 'o> {
-    /// The first 12 bytes of every counter block (J0's).
-    prefix: [u8; 12],
-    /// The 32-bit counter of the next block.
-    counter: u32,
-    /// The data, read from its input and written to its output.
-    buffer: InOutBuf<'i, 'o, u8>,
-}
-
-impl BlockSizeUser for Ctr32<'_, '_> {
-    type BlockSize = U16;
-}
-
-impl Ctr32<'_, '_> {
-    /// Writes the next `blocks.len()` counter blocks into `blocks`.
-    #[inline(always)]
-    fn fill(prefix: &[u8; 12], counter: &mut u32, blocks: &mut [Block]) {
-        for block in blocks {
-            block[..12].copy_from_slice(prefix);
-            block[12..].copy_from_slice(&counter.to_be_bytes());
-            *counter = counter.wrapping_add(1);
-        }
-    }
-}
-
-impl BlockCipherEncClosure for Ctr32<'_, '_> {
-    #[inline(always)]
-    fn call<B: BlockCipherEncBackend<BlockSize = Self::BlockSize>>(self, backend: &B) {
-        let Self {
-            prefix,
-            mut counter,
-            buffer,
-        } = self;
-        let mut ks = ParBlocks::<B>::default();
-
-        let (blocks, mut partial) = buffer.into_chunks::<U16>();
-        let (batches, rest) = blocks.into_chunks::<B::ParBlocksSize>();
-
-        // Whole batches: one parallel encryption of ParBlocksSize counter blocks each.
-        for mut batch in batches {
-            Self::fill(&prefix, &mut counter, &mut ks);
-            backend.encrypt_par_blocks_inplace(&mut ks);
-            batch.xor_in2out(&ks);
-        }
-
-        // The tail: fewer than ParBlocksSize whole blocks, plus a partial block if any, as one
-        // last batch (at most ParBlocksSize blocks in all).
-        let n = rest.len() + usize::from(!partial.is_empty());
-        if n == 0 {
-            return;
-        }
-        if n == B::ParBlocksSize::USIZE {
-            // `encrypt_tail_blocks` takes fewer than ParBlocksSize blocks; this is a full batch.
-            Self::fill(&prefix, &mut counter, &mut ks);
-            backend.encrypt_par_blocks_inplace(&mut ks);
-        } else {
-            Self::fill(&prefix, &mut counter, &mut ks[..n]);
-            backend.encrypt_tail_blocks_inplace(&mut ks[..n]);
-        }
-        let (whole, last) = ks[..n].split_at(rest.len());
-        for (mut block, k) in rest.into_iter().zip(whole) {
-            block.xor_in2out(k);
-        }
-        if let Some(k) = last.first() {
-            partial.xor_in2out(&k[..partial.len()]);
-        }
-    }
+    let first = Counter32::Gcm.add(&j0.0, 1);
+    aead_engines::generic::cipher05::apply_keystream(cipher, Counter32::Gcm, &first, buffer);
 }
 
 /// The reference check of the counter, shared with the other generation's generic path.
