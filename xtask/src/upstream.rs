@@ -4,11 +4,13 @@
 //!   from the crates.io sources that cargo downloads, never copied into this repository) are
 //!   compiled against *our* library source, in scratch packages with the same names, versions
 //!   and dev-dependencies.
-//! - `aes-gcm-siv` 0.12.1: its whole crate, with `[patch.crates-io] polyval` pointing at ours
-//!   (checked with `cargo tree -i polyval`), as a user would patch it in.
+//! - `aes-gcm-siv` 0.12.1: its `tests/` on our `aes-gcm-siv` (the scratch manifest made from
+//!   ours and from upstream's dev-dependencies), and its whole crate with `[patch.crates-io]
+//!   polyval` pointing at ours (checked with `cargo tree -i polyval`), as a user would patch it
+//!   in.
 //! - The aead 0.5 generation the same way: `polyval` 0.6.2, `ghash` 0.5.1 and `aes-gcm` 0.10.3
-//!   `tests/` on our `aead-0.5/` sources; `aes-gcm-siv` 0.11.1's whole crate with our `polyval`
-//!   0.6 patched in; and a real client, `cookie` 0.18 with feature `private` (its AES-256-GCM
+//!   `tests/` on our `aead-0.5/` sources; `aes-gcm-siv` 0.11.1's `tests/` on our `aes-gcm-siv`
+//!   0.11, and its whole crate with our `polyval` 0.6 patched in; and a real client, `cookie` 0.18 with feature `private` (its AES-256-GCM
 //!   cookie encryption), its whole suite with our `aes-gcm` 0.10 patched in (checked with
 //!   `cargo tree -i aes-gcm`).
 //!
@@ -21,12 +23,14 @@ use std::{
 };
 
 const HELP: &str = "\
-cargo xtask upstream-tests
+cargo xtask upstream-tests [--only WORD]...
 
-Runs the published polyval 0.7.3 / 0.6.2, ghash 0.6.0 / 0.5.1 and aes-gcm 0.11.1 / 0.10.3
-test suites against our crates of both generations, aes-gcm-siv 0.12.1's and 0.11.1's suites
-with our polyval 0.7 / 0.6 patched in, and cookie 0.18's suite (feature `private`) with our
-aes-gcm 0.10 patched in (needs crates.io).
+Runs the published polyval 0.7.3 / 0.6.2, ghash 0.6.0 / 0.5.1, aes-gcm 0.11.1 / 0.10.3 and
+aes-gcm-siv 0.12.1 / 0.11.1 test suites against our crates of both generations, aes-gcm-siv
+0.12.1's and 0.11.1's whole crates with our polyval 0.7 / 0.6 patched in, and cookie 0.18's
+suite (feature `private`) with our aes-gcm 0.10 patched in (needs crates.io).
+
+  --only WORD  run only the checks whose name contains WORD (e.g. `siv`, `0.11`)
 ";
 
 /// `(name, version)` of the crates whose sources are fetched.
@@ -43,9 +47,17 @@ const UPSTREAM: &[(&str, &str)] = &[
 ];
 
 pub fn run(args: &[String]) -> Result<(), String> {
-    if args.iter().any(|a| a == "-h" || a == "--help") {
-        print!("{HELP}");
-        return Ok(());
+    let mut only: Vec<String> = Vec::new();
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        match a.as_str() {
+            "-h" | "--help" => {
+                print!("{HELP}");
+                return Ok(());
+            }
+            "--only" => only.push(it.next().ok_or("--only needs a word")?.clone()),
+            other => return Err(format!("unknown option `{other}`\n{HELP}")),
+        }
     }
     let root = workspace_root()?;
     let work = target_dir(&root).join("upstream-check");
@@ -57,11 +69,17 @@ pub fn run(args: &[String]) -> Result<(), String> {
     let o = |p: &str| old.join(p).display().to_string();
 
     let mut failed = Vec::new();
-    let mut check = |name: &str, ok: Result<(), String>| match ok {
+    let mut report = |name: &str, ok: Result<(), String>| match ok {
         Ok(()) => println!("upstream-tests: {name}: ok"),
         Err(e) => {
             println!("upstream-tests: {name}: FAILED ({e})");
             failed.push(name.to_owned());
+        }
+    };
+    // Each check runs only if its name contains every `--only` word.
+    let mut check = |name: &str, run: &dyn Fn() -> Result<(), String>| {
+        if only.iter().all(|w| name.contains(w.as_str())) {
+            report(name, run());
         }
     };
 
@@ -86,16 +104,15 @@ proptest = "1.9"
             core = c("clmul-core")
         ),
     );
-    check(
-        "polyval 0.7.3 tests/ on our polyval",
+    check("polyval 0.7.3 tests/ on our polyval", &|| {
         scratch(
             &work,
             "polyval",
             &polyval_manifest,
             &sources["polyval-0.7.3"],
             &[],
-        ),
-    );
+        )
+    });
 
     let ghash_manifest = scratch_manifest(
         "ghash",
@@ -112,16 +129,15 @@ hex-literal = "1"
             core = c("clmul-core")
         ),
     );
-    check(
-        "ghash 0.6.0 tests/ on our ghash",
+    check("ghash 0.6.0 tests/ on our ghash", &|| {
         scratch(
             &work,
             "ghash",
             &ghash_manifest,
             &sources["ghash-0.6.0"],
             &[],
-        ),
-    );
+        )
+    });
 
     let gcm_manifest = scratch_manifest(
         "aes-gcm",
@@ -144,7 +160,7 @@ cipher = "0.5"
 ctutils = "0.4"
 ghash = {{ path = "{ghash}", default-features = false }}
 clmul-core = {{ path = "{core}" }}
-aead-engines = {{ path = "{engines}" }}
+aead-engines = {{ path = "{engines}", features = ["cipher-0.5"] }}
 aes = {{ version = "0.9", optional = true }}
 zeroize = {{ version = "1", optional = true, default-features = false }}
 [dev-dependencies]
@@ -156,27 +172,34 @@ hex-literal = "1"
             engines = c("aead-engines")
         ),
     );
-    check(
-        "aes-gcm 0.11.1 tests/ on our aes-gcm",
+    check("aes-gcm 0.11.1 tests/ on our aes-gcm", &|| {
         scratch(
             &work,
             "aes-gcm",
             &gcm_manifest,
             &sources["aes-gcm-0.11.1"],
             &["--all-features"],
-        ),
-    );
+        )
+    });
 
-    check(
-        "aes-gcm-siv 0.12.1 with our polyval patched in",
+    check("aes-gcm-siv 0.12.1 with our polyval patched in", &|| {
         patched(
             &work,
             &sources["aes-gcm-siv-0.12.1"],
             "polyval",
             &c("polyval"),
             &[],
-        ),
-    );
+        )
+    });
+    check("aes-gcm-siv 0.12.1 tests/ on our aes-gcm-siv", &|| {
+        ours_under_their_tests(
+            &work,
+            "aes-gcm-siv",
+            &crates.join("gcm-siv"),
+            &sources["aes-gcm-siv-0.12.1"],
+            &["--all-features"],
+        )
+    });
 
     // The aead 0.5 generation.
     let polyval06_manifest = scratch_manifest(
@@ -197,16 +220,15 @@ hex-literal = "0.3"
             core = c("clmul-core")
         ),
     );
-    check(
-        "polyval 0.6.2 tests/ on our polyval 0.6",
+    check("polyval 0.6.2 tests/ on our polyval 0.6", &|| {
         scratch(
             &work,
             "polyval-0.6",
             &polyval06_manifest,
             &sources["polyval-0.6.2"],
             &["--all-features"],
-        ),
-    );
+        )
+    });
 
     let ghash05_manifest = scratch_manifest(
         "ghash",
@@ -227,16 +249,15 @@ hex-literal = "0.3"
             core = c("clmul-core")
         ),
     );
-    check(
-        "ghash 0.5.1 tests/ on our ghash 0.5",
+    check("ghash 0.5.1 tests/ on our ghash 0.5", &|| {
         scratch(
             &work,
             "ghash-0.5",
             &ghash05_manifest,
             &sources["ghash-0.5.1"],
             &["--all-features"],
-        ),
-    );
+        )
+    });
 
     let gcm010_manifest = scratch_manifest(
         "aes-gcm",
@@ -260,7 +281,7 @@ aes = {{ version = "0.8", optional = true }}
 cipher = "0.4"
 ghash = {{ path = "{ghash}", default-features = false }}
 clmul-core = {{ path = "{core}" }}
-aead-engines = {{ path = "{engines}" }}
+aead-engines = {{ path = "{engines}", features = ["cipher-0.4"] }}
 zeroize = {{ version = "1", optional = true, default-features = false }}
 [dev-dependencies]
 aead = {{ version = "0.5", features = ["dev"], default-features = false }}
@@ -271,36 +292,48 @@ hex-literal = "0.3"
             engines = c("aead-engines")
         ),
     );
-    check(
-        "aes-gcm 0.10.3 tests/ on our aes-gcm 0.10",
+    check("aes-gcm 0.10.3 tests/ on our aes-gcm 0.10", &|| {
         scratch(
             &work,
             "aes-gcm-0.10",
             &gcm010_manifest,
             &sources["aes-gcm-0.10.3"],
             &["--all-features"],
-        ),
-    );
+        )
+    });
 
     check(
         "aes-gcm-siv 0.11.1 with our polyval 0.6 patched in",
-        patched(
-            &work,
-            &sources["aes-gcm-siv-0.11.1"],
-            "polyval",
-            &o("polyval"),
-            &[],
-        ),
+        &|| {
+            patched(
+                &work,
+                &sources["aes-gcm-siv-0.11.1"],
+                "polyval",
+                &o("polyval"),
+                &[],
+            )
+        },
     );
+    check("aes-gcm-siv 0.11.1 tests/ on our aes-gcm-siv 0.11", &|| {
+        ours_under_their_tests(
+            &work,
+            "aes-gcm-siv-0.11",
+            &old.join("aes-gcm-siv"),
+            &sources["aes-gcm-siv-0.11.1"],
+            &["--all-features"],
+        )
+    });
     check(
         "cookie 0.18 (feature `private`) with our aes-gcm 0.10 patched in",
-        patched(
-            &work,
-            &sources["cookie-0.18.2"],
-            "aes-gcm",
-            &o("aes-gcm"),
-            &["--features", "private"],
-        ),
+        &|| {
+            patched(
+                &work,
+                &sources["cookie-0.18.2"],
+                "aes-gcm",
+                &o("aes-gcm"),
+                &["--features", "private"],
+            )
+        },
     );
 
     if failed.is_empty() {
@@ -317,6 +350,66 @@ fn scratch_manifest(name: &str, version: &str, lib: &str, body: &str) -> String 
         "[package]\nname = \"{name}\"\nversion = \"{version}\"\nedition = \"2024\"\n\
          [lib]\npath = \"{lib}/src/lib.rs\"\n{body}"
     )
+}
+
+/// [`scratch`] with a manifest made from two others, so neither is written out again here: our
+/// package's `[features]` and `[dependencies]` (from `ours/Cargo.toml`, relative paths made
+/// absolute), and the published crate's name, version and `[dev-dependencies]` (from its
+/// normalized `src/Cargo.toml`).
+fn ours_under_their_tests(
+    work: &Path,
+    name: &str,
+    ours: &Path,
+    src: &Path,
+    extra: &[&str],
+) -> Result<(), String> {
+    let read = |p: &Path| fs::read_to_string(p).map_err(|e| format!("{}: {e}", p.display()));
+    let our_manifest = read(&ours.join("Cargo.toml"))?;
+    let their_manifest = read(&src.join("Cargo.toml"))?;
+    let field = |key: &str| {
+        their_manifest
+            .lines()
+            .find_map(|l| {
+                l.strip_prefix(key)?
+                    .trim()
+                    .strip_prefix('=')?
+                    .trim()
+                    .strip_prefix('"')?
+                    .strip_suffix('"')
+            })
+            .ok_or_else(|| format!("{}: no `{key}`", src.display()))
+    };
+    let ours_abs = ours.display().to_string();
+    let mut body = String::new();
+    for section in toml_sections(&our_manifest, |h| h == "features" || h == "dependencies") {
+        // `path = "../x"` is relative to our package; the scratch package lives elsewhere.
+        body.push_str(&section.replace("path = \"../", &format!("path = \"{ours_abs}/../")));
+    }
+    for section in toml_sections(&their_manifest, |h| h.starts_with("dev-dependencies")) {
+        body.push_str(&section);
+    }
+    let manifest = scratch_manifest(field("name")?, field("version")?, &ours_abs, &body);
+    scratch(work, name, &manifest, src, extra)
+}
+
+/// The `[header]` sections of a manifest whose header `keep` accepts, each with its header.
+fn toml_sections(manifest: &str, keep: impl Fn(&str) -> bool) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let mut keeping = false;
+    for line in manifest.lines() {
+        let t = line.trim();
+        if let Some(h) = t.strip_prefix('[').and_then(|h| h.strip_suffix(']')) {
+            keeping = !h.starts_with('[') && keep(h);
+            if keeping {
+                out.push(String::new());
+            }
+        }
+        if keeping && let Some(last) = out.last_mut() {
+            last.push_str(line);
+            last.push('\n');
+        }
+    }
+    out
 }
 
 /// A package in `work/<name>` with `manifest`, upstream's `tests/` copied from `src`, tested.

@@ -1,0 +1,335 @@
+//! **AES-GCM-SIV** (RFC 8452): nonce-misuse-resistant authenticated encryption with associated
+//! data.
+//!
+//! A drop-in replacement for RustCrypto's `aes-gcm-siv` 0.12: the same types, traits, features,
+//! constants and results, bit for bit, on our POLYVAL kernels (`clmul-core`) and AES engines.
+//! Two deliberate differences, both where upstream 0.12.1 is unsafe:
+//!
+//! - **A refused out-of-place decryption leaves the output untouched.** Upstream decrypts into
+//!   the output before checking the tag and, on failure, XORs the keystream over the output
+//!   once more, which leaves `input ^ keystream` there: the plaintext, whenever the tag was
+//!   genuine but the associated data was not. Here the plaintext is hashed from a scratch
+//!   buffer and the output is written only after the tag matched. In place, as upstream, a
+//!   refused buffer comes back as the ciphertext.
+//! - **Over-long input is an [`Error`], never a panic.** Upstream 0.12.1 panics (in its CTR)
+//!   on a plaintext of exactly [`P_MAX`] bytes, and on a ciphertext of `P_MAX + 1 ..= C_MAX`
+//!   bytes. Here encryption takes up to `P_MAX` bytes (2^32 blocks: every value of the 32-bit
+//!   counter once) and decryption refuses, before reading it, any ciphertext longer than
+//!   `P_MAX` (no encryption makes one). The published constants are kept.
+//!
+//! # Usage
+//!
+#![cfg_attr(all(feature = "getrandom", feature = "aes"), doc = "```")]
+#![cfg_attr(not(all(feature = "getrandom", feature = "aes")), doc = "```ignore")]
+//! # fn main() -> Result<(), Box<dyn core::error::Error>> {
+//! use aes_gcm_siv::{
+//!     aead::{Aead, Generate, Key, KeyInit},
+//!     Aes256GcmSiv, Nonce, // or `Aes128GcmSiv`
+//! };
+//!
+//! let key = Key::<Aes256GcmSiv>::generate();
+//! let cipher = Aes256GcmSiv::new(&key);
+//!
+//! // Unique nonces are still the rule; a repeated one reveals only whether two messages (with
+//! // their associated data) were equal.
+//! let nonce = Nonce::generate();
+//! let sealed = cipher.encrypt(&nonce, b"plaintext message".as_ref())?;
+//! assert_eq!(sealed.len(), b"plaintext message".len() + 16); // ciphertext || tag
+//!
+//! let opened = cipher.decrypt(&nonce, sealed.as_ref())?;
+//! assert_eq!(opened, b"plaintext message");
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! ## In place, without a heap
+//!
+//! [`AeadInOut::encrypt_in_place`] and [`AeadInOut::decrypt_in_place`] work on any
+//! [`aead::Buffer`]: `Vec<u8>` (feature `alloc`), `arrayvec::ArrayVec<u8, N>` (feature
+//! `arrayvec`, re-exported as `aead::arrayvec`) or `bytes::BytesMut` (feature `bytes`). The
+//! buffer needs room for the 16-byte tag.
+//!
+#![cfg_attr(
+    all(feature = "getrandom", feature = "arrayvec", feature = "aes"),
+    doc = "```"
+)]
+#![cfg_attr(
+    not(all(feature = "getrandom", feature = "arrayvec", feature = "aes")),
+    doc = "```ignore"
+)]
+//! # fn main() -> Result<(), Box<dyn core::error::Error>> {
+//! use aes_gcm_siv::{
+//!     aead::{AeadInOut, Generate, Key, KeyInit, arrayvec::ArrayVec},
+//!     Aes128GcmSiv, Nonce,
+//! };
+//!
+//! let cipher = Aes128GcmSiv::new(&Key::<Aes128GcmSiv>::generate());
+//! let nonce = Nonce::generate();
+//!
+//! let mut buffer: ArrayVec<u8, 64> = ArrayVec::new(); // message + 16 bytes of tag
+//! buffer.try_extend_from_slice(b"in-place message").unwrap();
+//! cipher.encrypt_in_place(&nonce, b"header", &mut buffer)?;
+//! let sealed = buffer.clone();
+//!
+//! // A wrong header (or a modified ciphertext or tag) is refused, and the buffer is unchanged.
+//! assert!(cipher.decrypt_in_place(&nonce, b"HEADER", &mut buffer).is_err());
+//! assert_eq!(buffer, sealed);
+//!
+//! cipher.decrypt_in_place(&nonce, b"header", &mut buffer)?;
+//! assert_eq!(buffer.as_slice(), b"in-place message");
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! # How it works
+//!
+//! Each message derives its own keys from the key-generating key and the nonce (four AES
+//! blocks for AES-128, six for AES-256), hashes `A || P || lengths` with POLYVAL under the
+//! derived authentication key, encrypts that (XOR the nonce, top bit cleared) under the derived
+//! encryption key to make the tag, and encrypts the plaintext in CTR mode from the tag (top bit
+//! set; a 32-bit little-endian counter in the first four bytes that wraps modulo 2^32). See
+//! `aead_engines::siv` for the details and the decryption rules.
+//!
+//! # Backends
+//!
+//! POLYVAL runs on the backend detected once per key (PCLMULQDQ, VPCLMULQDQ on 256 or 512 bits,
+//! PMULL, or portable); `--cfg polyval_backend="soft"` forces the portable one. AES runs on the
+//! `Aes` type's own backends (the `aes` crate: AES-NI, VAES, ARMv8, or bitsliced software;
+//! `--cfg aes_backend="soft"` forces the last), with a key schedule per message, as upstream.
+//!
+//! # Constant time
+//!
+//! No branch or memory address depends on keys or data: AES and carry-less multiply
+//! instructions, or bitsliced AES and our masked-multiply POLYVAL. The tag comparison is
+//! constant time. Running time depends on the lengths, and on whether decryption succeeded.
+//!
+//! # Limits
+//!
+//! Plaintext is limited to [`P_MAX`] bytes and associated data to [`A_MAX`] bytes; a longer
+//! input, or a ciphertext longer than [`P_MAX`], returns [`Error`] without touching the buffer.
+#![no_std]
+#![cfg_attr(docsrs, feature(doc_cfg))]
+#![deny(unsafe_code)]
+#![warn(missing_docs)]
+
+pub use aead::{self, AeadCore, AeadInOut, Error, Key, KeyInit, KeySizeUser};
+
+#[cfg(feature = "aes")]
+pub use aes;
+
+#[doc(hidden)]
+pub use aead_engines::Engine as __Engine;
+
+use aead::{TagPosition, inout::InOutBuf};
+use aead_engines::{Engine, generic::cipher05::SivGeneric, siv, to_u64};
+use cipher::{
+    BlockCipherEncrypt, BlockSizeUser,
+    array::Array,
+    consts::{U12, U16},
+};
+use clmul_core::Backend;
+use core::fmt;
+
+#[cfg(feature = "aes")]
+use aes::{Aes128, Aes256};
+
+/// Maximum length of associated data (from RFC 8452, section 6).
+pub const A_MAX: u64 = 1 << 36;
+
+/// Maximum length of plaintext (from RFC 8452, section 6).
+pub const P_MAX: u64 = 1 << 36;
+
+/// Maximum length of ciphertext (from RFC 8452, section 6; see the crate docs: a ciphertext
+/// longer than [`P_MAX`] without its tag is refused, as no encryption makes one).
+pub const C_MAX: u64 = (1 << 36) + 16;
+
+/// AES-GCM-SIV nonces.
+pub type Nonce = Array<u8, U12>;
+
+/// AES-GCM-SIV tags.
+pub type Tag = Array<u8, U16>;
+
+/// AES-GCM-SIV with a 128-bit key.
+#[cfg(feature = "aes")]
+#[cfg_attr(docsrs, doc(cfg(feature = "aes")))]
+pub type Aes128GcmSiv = AesGcmSiv<Aes128>;
+
+/// AES-GCM-SIV with a 256-bit key.
+#[cfg(feature = "aes")]
+#[cfg_attr(docsrs, doc(cfg(feature = "aes")))]
+pub type Aes256GcmSiv = AesGcmSiv<Aes256>;
+
+/// AES-GCM-SIV: nonce-misuse-resistant authenticated encryption (RFC 8452), generic over the
+/// block cipher (`Aes`), which derives the per-message keys and is keyed anew with them for
+/// each message.
+///
+/// The cipher is generic so that another AES implementation can be substituted; the
+/// construction's security analysis assumes AES. If in doubt, use [`Aes128GcmSiv`] or
+/// [`Aes256GcmSiv`].
+#[derive(Clone)]
+pub struct AesGcmSiv<Aes> {
+    /// The key-generating key.
+    key_generating_key: Aes,
+
+    /// The POLYVAL backend of each message (detected at key setup, or chosen by our tests).
+    polyval: Backend,
+}
+
+impl<Aes> KeySizeUser for AesGcmSiv<Aes>
+where
+    Aes: KeySizeUser,
+{
+    type KeySize = Aes::KeySize;
+}
+
+impl<Aes> KeyInit for AesGcmSiv<Aes>
+where
+    Aes: BlockSizeUser<BlockSize = U16> + BlockCipherEncrypt + KeyInit,
+{
+    fn new(key: &Key<Self>) -> Self {
+        Aes::new(key).into()
+    }
+}
+
+impl<Aes> From<Aes> for AesGcmSiv<Aes>
+where
+    Aes: BlockSizeUser<BlockSize = U16> + BlockCipherEncrypt,
+{
+    fn from(key_generating_key: Aes) -> Self {
+        Self {
+            key_generating_key,
+            polyval: Backend::detect(),
+        }
+    }
+}
+
+impl<Aes> AesGcmSiv<Aes>
+where
+    Aes: BlockSizeUser<BlockSize = U16> + BlockCipherEncrypt,
+{
+    /// Not part of the upstream API: an instance on the generic path whose POLYVAL runs on
+    /// the chosen backend, for our tests, benches and fuzzers. `None` if this CPU cannot run
+    /// it.
+    #[doc(hidden)]
+    pub fn __with_polyval_backend(key_generating_key: Aes, backend: Backend) -> Option<Self> {
+        backend.is_available().then_some(Self {
+            key_generating_key,
+            polyval: backend,
+        })
+    }
+
+    /// Not part of the upstream API: the engine this instance runs on ([`__Engine::Generic`]
+    /// for the generic path).
+    #[doc(hidden)]
+    pub fn __engine(&self) -> Engine {
+        Engine::Generic
+    }
+
+    /// Not part of the upstream API: the POLYVAL backend of the generic path.
+    #[doc(hidden)]
+    pub fn __polyval_backend(&self) -> Backend {
+        self.polyval
+    }
+}
+
+impl<Aes> AeadCore for AesGcmSiv<Aes>
+where
+    Aes: BlockSizeUser<BlockSize = U16> + BlockCipherEncrypt + KeyInit,
+{
+    type NonceSize = U12;
+    type TagSize = U16;
+    const TAG_POSITION: TagPosition = TagPosition::Postfix;
+}
+
+impl<Aes> AeadInOut for AesGcmSiv<Aes>
+where
+    Aes: BlockSizeUser<BlockSize = U16> + BlockCipherEncrypt + KeyInit,
+{
+    fn encrypt_inout_detached(
+        &self,
+        nonce: &Nonce,
+        associated_data: &[u8],
+        buffer: InOutBuf<'_, '_, u8>,
+    ) -> Result<Tag, Error> {
+        check_lengths(buffer.len(), associated_data.len())?;
+        let keys = self.generic();
+        Ok(siv::seal(&keys, &nonce.0, associated_data, buffer).into())
+    }
+
+    fn decrypt_inout_detached(
+        &self,
+        nonce: &Nonce,
+        associated_data: &[u8],
+        buffer: InOutBuf<'_, '_, u8>,
+        tag: &Tag,
+    ) -> Result<(), Error> {
+        check_lengths(buffer.len(), associated_data.len())?;
+        let keys = self.generic();
+        siv::open(&keys, &nonce.0, associated_data, buffer, &tag.0).map_err(|_| Error)
+    }
+}
+
+impl<Aes> AesGcmSiv<Aes>
+where
+    Aes: BlockSizeUser<BlockSize = U16> + BlockCipherEncrypt,
+{
+    /// The key-generating key as the generic path sees it.
+    #[inline]
+    fn generic(&self) -> SivGeneric<'_, Aes> {
+        SivGeneric {
+            cipher: &self.key_generating_key,
+            backend: self.polyval,
+        }
+    }
+}
+
+/// The length limits, checked before anything else (so before the buffer is touched): the
+/// message (plaintext, or ciphertext without its tag) at most [`P_MAX`] bytes, the associated
+/// data at most [`A_MAX`].
+#[inline]
+fn check_lengths(buffer_len: usize, associated_data_len: usize) -> Result<(), Error> {
+    if to_u64(buffer_len) > P_MAX || to_u64(associated_data_len) > A_MAX {
+        Err(Error)
+    } else {
+        Ok(())
+    }
+}
+
+impl<Aes> fmt::Debug for AesGcmSiv<Aes> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("AesGcmSiv").finish_non_exhaustive()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The limits are inclusive maxima, checked with `>`, for the message and the associated
+    /// data independently; upstream 0.12.1 panics in `(P_MAX, C_MAX]` (and at `P_MAX` when
+    /// encrypting), which here is refused. (Integration tests cannot allocate 64 GiB.)
+    #[test]
+    #[cfg(target_pointer_width = "64")]
+    fn length_limits() {
+        let p_max = usize::try_from(P_MAX).expect("64-bit test host");
+        let c_max = usize::try_from(C_MAX).expect("64-bit test host");
+        assert!(check_lengths(0, 0).is_ok());
+        assert!(check_lengths(p_max, 0).is_ok());
+        for len in p_max + 1..=c_max + 1 {
+            assert!(check_lengths(len, 0).is_err(), "{len}");
+        }
+        assert!(check_lengths(usize::MAX, 0).is_err());
+        let a_max = usize::try_from(A_MAX).expect("64-bit test host");
+        assert!(check_lengths(0, a_max).is_ok());
+        assert!(check_lengths(0, a_max + 1).is_err());
+        assert!(check_lengths(0, usize::MAX).is_err());
+        assert!(check_lengths(p_max, a_max).is_ok());
+    }
+
+    /// On 32-bit targets no `usize` length reaches either limit.
+    #[test]
+    #[cfg(not(target_pointer_width = "64"))]
+    fn length_limits_32() {
+        assert!(check_lengths(usize::MAX, usize::MAX).is_ok());
+    }
+}
