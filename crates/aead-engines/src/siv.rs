@@ -44,6 +44,27 @@ use inout::InOutBuf;
 /// The nonce length in bytes (96 bits).
 pub const NONCE_LEN: usize = 12;
 
+/// The longest associated data, in bytes (RFC 8452, section 6).
+pub const A_MAX: u64 = 1 << 36;
+
+/// The longest plaintext, in bytes (RFC 8452, section 6): 2^32 blocks, every value of the
+/// 32-bit counter once.
+pub const P_MAX: u64 = 1 << 36;
+
+/// The longest ciphertext RFC 8452 (section 6) names, tag included. Both generations of
+/// RustCrypto's crate compare the ciphertext *without* its tag to it, so they take up to
+/// 2^32 + 1 blocks, the last under the first block's keystream again (0.11.1), or panic
+/// (0.12.1). [`lengths_ok`] refuses those: no encryption makes them.
+pub const C_MAX: u64 = (1 << 36) + 16;
+
+/// Whether a message of `msg_len` bytes (a plaintext, or a ciphertext without its tag) and
+/// `aad_len` bytes of associated data are within the limits: at most [`P_MAX`] and [`A_MAX`].
+/// Checked before anything else, so a refused buffer is never read or written.
+#[inline]
+pub fn lengths_ok(msg_len: usize, aad_len: usize) -> bool {
+    crate::to_u64(msg_len) <= P_MAX && crate::to_u64(aad_len) <= A_MAX
+}
+
 /// The bytes of decrypted text hashed per step when the output must not be written before the
 /// tag is checked (out of place): the size of the scratch buffer on the stack.
 pub const SCRATCH: usize = 1024;
@@ -304,6 +325,33 @@ mod tests {
         for len in [16, 24, 32, 36, 40] {
             let _ = message(&Echo(len), &[3; 12]);
         }
+    }
+
+    /// The limits are inclusive maxima, for the message and the associated data
+    /// independently; every length of the window that upstream 0.12.1 panics in
+    /// (`P_MAX + 1 ..= C_MAX`) and 0.11.1 runs its counter through is refused. (Integration
+    /// tests cannot allocate 64 GiB; the suite's over-limit test maps a few of them.)
+    #[test]
+    #[cfg(target_pointer_width = "64")]
+    fn length_limits() {
+        let p_max = usize::try_from(P_MAX).expect("64-bit test host");
+        let c_max = usize::try_from(C_MAX).expect("64-bit test host");
+        let a_max = usize::try_from(A_MAX).expect("64-bit test host");
+        assert!(lengths_ok(0, 0));
+        assert!(lengths_ok(p_max, a_max));
+        for len in p_max + 1..=c_max + 1 {
+            assert!(!lengths_ok(len, 0), "{len}");
+        }
+        assert!(!lengths_ok(usize::MAX, 0));
+        assert!(!lengths_ok(0, a_max + 1));
+        assert!(!lengths_ok(0, usize::MAX));
+    }
+
+    /// On 32-bit targets no `usize` length reaches either limit.
+    #[test]
+    #[cfg(not(target_pointer_width = "64"))]
+    fn length_limits_32() {
+        assert!(lengths_ok(usize::MAX, usize::MAX));
     }
 
     #[test]

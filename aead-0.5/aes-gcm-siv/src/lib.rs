@@ -1,0 +1,262 @@
+//! **AES-GCM-SIV** (RFC 8452): nonce-misuse-resistant authenticated encryption with associated
+//! data.
+//!
+//! A drop-in replacement for RustCrypto's `aes-gcm-siv` **0.11.1** (the aead 0.5 / cipher 0.4
+//! generation): the same types, traits, features, constants and results, bit for bit, on the
+//! same POLYVAL kernels and AES engines as our `aes-gcm-siv` 0.12.
+//!
+//! # Usage
+//!
+#![cfg_attr(all(feature = "getrandom", feature = "aes"), doc = "```")]
+#![cfg_attr(not(all(feature = "getrandom", feature = "aes")), doc = "```ignore")]
+//! # fn main() -> Result<(), aes_gcm_siv::Error> {
+//! use aes_gcm_siv::{
+//!     aead::{Aead, KeyInit, OsRng},
+//!     Aes256GcmSiv, Nonce, // or `Aes128GcmSiv`
+//! };
+//!
+//! let key = Aes256GcmSiv::generate_key(&mut OsRng);
+//! let cipher = Aes256GcmSiv::new(&key);
+//! let nonce = Nonce::from_slice(b"unique nonce"); // 96 bits; unique per message
+//! let sealed = cipher.encrypt(nonce, b"plaintext message".as_ref())?;
+//! assert_eq!(sealed.len(), b"plaintext message".len() + 16); // ciphertext || tag
+//!
+//! let opened = cipher.decrypt(nonce, sealed.as_ref())?;
+//! assert_eq!(opened, b"plaintext message");
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! [`AeadInPlace::encrypt_in_place`] and [`AeadInPlace::decrypt_in_place`] work on any
+//! [`aead::Buffer`] (`Vec<u8>` with `alloc`, `heapless::Vec` with `heapless`); the `_detached`
+//! methods work on a slice and keep the tag apart. With `stream`, `aead::stream` builds the
+//! STREAM construction on top. **A refused decryption leaves the buffer as it was** (the same
+//! keystream applied once more restores the ciphertext).
+//!
+//! # How it works
+//!
+//! Each message derives its own keys from the key-generating key and the nonce, hashes
+//! `A || P || lengths` with POLYVAL under the derived authentication key, encrypts that under
+//! the derived encryption key to make the tag, and encrypts the plaintext in CTR mode from the
+//! tag (a 32-bit little-endian counter that wraps modulo 2^32); see `aead_engines::siv`, shared
+//! with our `aes-gcm-siv` 0.12.
+//!
+//! # Backends
+//!
+//! POLYVAL runs on the backend detected once per key (`--cfg polyval_force_soft` or
+//! `--cfg polyval_backend="soft"` forces the portable one). AES runs on the `Aes` type's own
+//! backends, keyed anew per message, as upstream.
+//!
+//! # Constant time
+//!
+//! No branch or memory address depends on keys or data: AES and carry-less multiply
+//! instructions, or bitsliced AES and our masked-multiply POLYVAL. The tag comparison is
+//! constant time. Running time depends on the lengths, and on whether decryption succeeded.
+//!
+//! # Limits
+//!
+//! The constants are upstream's. A plaintext longer than [`P_MAX`] or associated data longer
+//! than [`A_MAX`] is refused with [`Error`], as upstream; so is a ciphertext longer than
+//! [`P_MAX`] without its tag (upstream accepts up to [`C_MAX`], runs its counter past 2^32
+//! blocks onto the first keystream block again, and then refuses the tag, which no encryption
+//! made): here it is refused before it is read. Nothing panics on any input.
+//!
+//! # Minimum Rust version
+//!
+//! 1.89 (edition 2024), like the rest of this repository; upstream 0.11.1 builds with 1.56.
+#![no_std]
+#![cfg_attr(docsrs, feature(doc_cfg))]
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
+pub use aead::{self, AeadCore, AeadInPlace, Error, Key, KeyInit, KeySizeUser};
+
+#[doc(hidden)]
+pub use aead_engines::Engine as __Engine;
+
+use aead_engines::{Engine, generic::cipher04::SivGeneric, siv};
+use cipher::{
+    BlockEncrypt, BlockSizeUser,
+    consts::{U0, U12, U16},
+    generic_array::GenericArray,
+};
+use clmul_core::Backend;
+
+#[cfg(feature = "aes")]
+use aes::{Aes128, Aes256};
+
+/// Maximum length of associated data (from RFC 8452, section 6).
+pub const A_MAX: u64 = 1 << 36;
+
+/// Maximum length of plaintext (from RFC 8452, section 6).
+pub const P_MAX: u64 = 1 << 36;
+
+/// Maximum length of ciphertext (from RFC 8452, section 6; see the crate docs).
+pub const C_MAX: u64 = (1 << 36) + 16;
+
+/// AES-GCM-SIV nonces.
+pub type Nonce = GenericArray<u8, U12>;
+
+/// AES-GCM-SIV tags.
+pub type Tag = GenericArray<u8, U16>;
+
+/// AES-GCM-SIV with a 128-bit key.
+#[cfg(feature = "aes")]
+#[cfg_attr(docsrs, doc(cfg(feature = "aes")))]
+pub type Aes128GcmSiv = AesGcmSiv<Aes128>;
+
+/// AES-GCM-SIV with a 256-bit key.
+#[cfg(feature = "aes")]
+#[cfg_attr(docsrs, doc(cfg(feature = "aes")))]
+pub type Aes256GcmSiv = AesGcmSiv<Aes256>;
+
+/// AES-GCM-SIV: nonce-misuse-resistant authenticated encryption (RFC 8452), generic over the
+/// block cipher (`Aes`), which derives the per-message keys and is keyed anew with them for
+/// each message.
+#[derive(Clone)]
+pub struct AesGcmSiv<Aes> {
+    /// The key-generating key.
+    key_generating_key: Aes,
+
+    /// The POLYVAL backend of each message (detected at key setup, or chosen by our tests).
+    polyval: Backend,
+}
+
+/// The backend a new key gets: the detected one, or the portable one when the build forces it
+/// (`polyval_force_soft` as upstream's generation, or our `polyval_backend="soft"`).
+#[inline]
+fn polyval_backend() -> Backend {
+    if cfg!(any(polyval_force_soft, polyval_backend = "soft")) {
+        Backend::Portable
+    } else {
+        Backend::detect()
+    }
+}
+
+impl<Aes> KeySizeUser for AesGcmSiv<Aes>
+where
+    Aes: KeySizeUser,
+{
+    type KeySize = Aes::KeySize;
+}
+
+impl<Aes> KeyInit for AesGcmSiv<Aes>
+where
+    Aes: BlockSizeUser<BlockSize = U16> + BlockEncrypt + KeyInit,
+{
+    fn new(key: &Key<Self>) -> Self {
+        Aes::new(key).into()
+    }
+}
+
+impl<Aes> From<Aes> for AesGcmSiv<Aes>
+where
+    Aes: BlockSizeUser<BlockSize = U16> + BlockEncrypt,
+{
+    fn from(key_generating_key: Aes) -> Self {
+        Self {
+            key_generating_key,
+            polyval: polyval_backend(),
+        }
+    }
+}
+
+impl<Aes> AesGcmSiv<Aes>
+where
+    Aes: BlockSizeUser<BlockSize = U16> + BlockEncrypt,
+{
+    /// Not part of the upstream API: an instance on the generic path whose POLYVAL runs on
+    /// the chosen backend, for our tests, benches and fuzzers. `None` if this CPU cannot run
+    /// it.
+    #[doc(hidden)]
+    pub fn __with_polyval_backend(key_generating_key: Aes, backend: Backend) -> Option<Self> {
+        backend.is_available().then_some(Self {
+            key_generating_key,
+            polyval: backend,
+        })
+    }
+
+    /// Not part of the upstream API: the engine this instance runs on ([`__Engine::Generic`]
+    /// for the generic path).
+    #[doc(hidden)]
+    pub fn __engine(&self) -> Engine {
+        Engine::Generic
+    }
+
+    /// Not part of the upstream API: the POLYVAL backend of the generic path.
+    #[doc(hidden)]
+    pub fn __polyval_backend(&self) -> Backend {
+        self.polyval
+    }
+
+    /// The key-generating key as the generic path sees it.
+    #[inline]
+    fn generic(&self) -> SivGeneric<'_, Aes> {
+        SivGeneric {
+            cipher: &self.key_generating_key,
+            backend: self.polyval,
+        }
+    }
+}
+
+impl<Aes> AeadCore for AesGcmSiv<Aes>
+where
+    Aes: BlockSizeUser<BlockSize = U16> + BlockEncrypt + KeyInit,
+{
+    type NonceSize = U12;
+    type TagSize = U16;
+    type CiphertextOverhead = U0;
+}
+
+impl<Aes> AeadInPlace for AesGcmSiv<Aes>
+where
+    Aes: BlockSizeUser<BlockSize = U16> + BlockEncrypt + KeyInit,
+{
+    fn encrypt_in_place_detached(
+        &self,
+        nonce: &Nonce,
+        associated_data: &[u8],
+        buffer: &mut [u8],
+    ) -> Result<Tag, Error> {
+        check_lengths(buffer.len(), associated_data.len())?;
+        let keys = self.generic();
+        let nonce: [u8; 12] = (*nonce).into();
+        Ok(siv::seal(&keys, &nonce, associated_data, buffer.into()).into())
+    }
+
+    fn decrypt_in_place_detached(
+        &self,
+        nonce: &Nonce,
+        associated_data: &[u8],
+        buffer: &mut [u8],
+        tag: &Tag,
+    ) -> Result<(), Error> {
+        check_lengths(buffer.len(), associated_data.len())?;
+        let keys = self.generic();
+        let nonce: [u8; 12] = (*nonce).into();
+        let tag: [u8; 16] = (*tag).into();
+        siv::open(&keys, &nonce, associated_data, buffer.into(), &tag).map_err(|_| Error)
+    }
+}
+
+/// The length limits (`aead_engines::siv::lengths_ok`: the message at most [`P_MAX`] bytes,
+/// the associated data at most [`A_MAX`]), checked before the buffer is touched.
+#[inline]
+fn check_lengths(buffer_len: usize, associated_data_len: usize) -> Result<(), Error> {
+    if siv::lengths_ok(buffer_len, associated_data_len) {
+        Ok(())
+    } else {
+        Err(Error)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    /// The published constants are the ones the shared length check (`siv::lengths_ok`, whose
+    /// unit test covers every length of the limit's window) uses.
+    #[test]
+    fn constants() {
+        use super::*;
+        assert_eq!((A_MAX, P_MAX, C_MAX), (siv::A_MAX, siv::P_MAX, siv::C_MAX));
+    }
+}
