@@ -72,9 +72,13 @@
 pub use aead::{self, AeadCore, AeadInPlace, Error, Key, KeyInit, KeySizeUser};
 
 #[doc(hidden)]
-pub use aead_engines::Engine as __Engine;
+pub use aead_engines::{Engine as __Engine, siv::ENGINES as __SIV_ENGINES};
 
-use aead_engines::{Engine, generic::cipher04::SivGeneric, siv};
+use aead_engines::{
+    Engine,
+    generic::cipher04::SivGeneric,
+    siv::{self, FusedSiv},
+};
 use cipher::{
     BlockEncrypt, BlockSizeUser,
     consts::{U0, U12, U16},
@@ -118,8 +122,25 @@ pub struct AesGcmSiv<Aes> {
     /// The key-generating key.
     key_generating_key: Aes,
 
-    /// The POLYVAL backend of each message (detected at key setup, or chosen by our tests).
+    /// The POLYVAL backend of each message on the generic path (detected at key setup, or
+    /// chosen by our tests).
     polyval: Backend,
+
+    /// Our own round keys of the key-generating key for a fused engine, when the key came
+    /// through `KeyInit` and the CPU has one (see `aead_engines::siv`).
+    fused: Option<FusedSiv>,
+}
+
+/// The engine `KeyInit` picks: the fastest this CPU runs, or the generic one when the build
+/// forces portable code (`polyval_force_soft` as upstream's generation; our
+/// `polyval_backend="soft"` is honoured by `Engine::detect` itself).
+#[inline]
+fn default_engine() -> Engine {
+    if cfg!(polyval_force_soft) {
+        Engine::Generic
+    } else {
+        Engine::detect()
+    }
 }
 
 /// The backend a new key gets: the detected one, or the portable one when the build forces it
@@ -145,7 +166,29 @@ where
     Aes: BlockSizeUser<BlockSize = U16> + BlockEncrypt + KeyInit,
 {
     fn new(key: &Key<Self>) -> Self {
-        Aes::new(key).into()
+        Self::with_engine(key, default_engine()).unwrap_or_else(|| Aes::new(key).into())
+    }
+}
+
+impl<Aes> AesGcmSiv<Aes>
+where
+    Aes: BlockSizeUser<BlockSize = U16> + BlockEncrypt + KeyInit,
+{
+    /// Not part of the upstream API: an instance on the chosen engine, for our tests, benches
+    /// and fuzzers. `None` if this CPU cannot run it or `Aes` is not AES under `key` (checked
+    /// on `E_K(0)`); [`__Engine::Generic`] always works.
+    #[doc(hidden)]
+    pub fn with_engine(key: &Key<Self>, engine: Engine) -> Option<Self> {
+        let key_generating_key = Aes::new(key);
+        if engine == Engine::Generic {
+            return Some(key_generating_key.into());
+        }
+        let mut check = cipher::Block::<Aes>::default();
+        key_generating_key.encrypt_block(&mut check);
+        let fused = FusedSiv::new(engine, key, &check.into())?;
+        let mut siv = Self::from(key_generating_key);
+        siv.fused = Some(fused);
+        Some(siv)
     }
 }
 
@@ -157,6 +200,7 @@ where
         Self {
             key_generating_key,
             polyval: polyval_backend(),
+            fused: None,
         }
     }
 }
@@ -173,6 +217,7 @@ where
         backend.is_available().then_some(Self {
             key_generating_key,
             polyval: backend,
+            fused: None,
         })
     }
 
@@ -180,7 +225,9 @@ where
     /// for the generic path).
     #[doc(hidden)]
     pub fn __engine(&self) -> Engine {
-        Engine::Generic
+        self.fused
+            .as_ref()
+            .map_or(Engine::Generic, FusedSiv::engine)
     }
 
     /// Not part of the upstream API: the POLYVAL backend of the generic path.
@@ -219,9 +266,13 @@ where
         buffer: &mut [u8],
     ) -> Result<Tag, Error> {
         check_lengths(buffer.len(), associated_data.len())?;
-        let keys = self.generic();
         let nonce: [u8; 12] = (*nonce).into();
-        Ok(siv::seal(&keys, &nonce, associated_data, buffer.into()).into())
+        let buffer = buffer.into();
+        let tag = match &self.fused {
+            Some(f) => f.seal(&nonce, associated_data, buffer),
+            None => siv::seal(&self.generic(), &nonce, associated_data, buffer),
+        };
+        Ok(tag.into())
     }
 
     fn decrypt_in_place_detached(
@@ -232,10 +283,13 @@ where
         tag: &Tag,
     ) -> Result<(), Error> {
         check_lengths(buffer.len(), associated_data.len())?;
-        let keys = self.generic();
         let nonce: [u8; 12] = (*nonce).into();
-        let tag: [u8; 16] = (*tag).into();
-        siv::open(&keys, &nonce, associated_data, buffer.into(), &tag).map_err(|_| Error)
+        let (buffer, tag) = (buffer.into(), (*tag).into());
+        match &self.fused {
+            Some(f) => f.open(&nonce, associated_data, buffer, &tag),
+            None => siv::open(&self.generic(), &nonce, associated_data, buffer, &tag),
+        }
+        .map_err(|_| Error)
     }
 }
 

@@ -37,7 +37,7 @@
 //!   matched: its previous contents could not be restored. (RustCrypto's 0.12.1 decrypts into
 //!   the output first and leaves the plaintext there on failure.)
 
-use crate::{TagMismatch, bits, ctr::Counter32, tag_matches};
+use crate::{Engine, TagMismatch, bits, ctr::Counter32, tag_matches};
 use clmul_core::{Backend, Polyval};
 use inout::InOutBuf;
 
@@ -63,6 +63,57 @@ pub const C_MAX: u64 = (1 << 36) + 16;
 #[inline]
 pub fn lengths_ok(msg_len: usize, aad_len: usize) -> bool {
     crate::to_u64(msg_len) <= P_MAX && crate::to_u64(aad_len) <= A_MAX
+}
+
+/// The fused engines that run AES-GCM-SIV ([`FusedSiv`]); the others (and the generic engine)
+/// leave it to the generic path.
+pub const ENGINES: &[Engine] = &[];
+
+/// AES-GCM-SIV on a fused engine: the key-generating key's round keys for that engine.
+///
+/// (Until the engines' SIV kernels land, [`ENGINES`] is empty and no value of this type
+/// exists.)
+#[derive(Clone)]
+pub struct FusedSiv {
+    never: core::convert::Infallible,
+}
+
+impl FusedSiv {
+    /// The state for `engine` and AES key `aes_key`, if the engine runs AES-GCM-SIV, the CPU
+    /// runs the engine, and our key schedule agrees with the caller's cipher on
+    /// `E_K(0^128) = check` (compared in constant time).
+    pub fn new(engine: Engine, aes_key: &[u8], check: &[u8; 16]) -> Option<Self> {
+        let _ = (engine, aes_key, check);
+        None
+    }
+
+    /// The engine it runs on.
+    pub fn engine(&self) -> Engine {
+        match self.never {}
+    }
+
+    /// [`seal`] on this engine.
+    pub fn seal(
+        &self,
+        nonce: &[u8; NONCE_LEN],
+        aad: &[u8],
+        buffer: InOutBuf<'_, '_, u8>,
+    ) -> [u8; 16] {
+        let _ = (nonce, aad, buffer);
+        match self.never {}
+    }
+
+    /// [`open`] on this engine.
+    pub fn open(
+        &self,
+        nonce: &[u8; NONCE_LEN],
+        aad: &[u8],
+        buffer: InOutBuf<'_, '_, u8>,
+        tag: &[u8; 16],
+    ) -> Result<(), TagMismatch> {
+        let _ = (nonce, aad, buffer, tag);
+        match self.never {}
+    }
 }
 
 /// The bytes of decrypted text hashed per step when the output must not be written before the
@@ -352,6 +403,52 @@ mod tests {
     #[cfg(not(target_pointer_width = "64"))]
     fn length_limits_32() {
         assert!(lengths_ok(usize::MAX, usize::MAX));
+    }
+
+    /// RFC 8452 C.1's first two vectors, step by step (the RFC prints the intermediate
+    /// values): the derived keys (hunts a wrong derivation block or half), the POLYVAL value of
+    /// the 8-byte message (hunts the length block's layout or byte order) and its tag.
+    #[test]
+    #[cfg(feature = "cipher-0.5")]
+    fn rfc8452_c1_intermediate_values() {
+        use crate::generic::cipher05::SivGeneric;
+        use aes::cipher::KeyInit;
+        let hex = |s: &str| -> [u8; 16] {
+            core::array::from_fn(|i| u8::from_str_radix(&s[2 * i..2 * i + 2], 16).unwrap())
+        };
+        let aes = aes::Aes128::new(&hex("01000000000000000000000000000000").into());
+        let keys = SivGeneric {
+            cipher: &aes,
+            backend: Backend::Portable,
+        };
+        let nonce: [u8; 12] = hex("03000000000000000000000000000000")[..12]
+            .try_into()
+            .unwrap();
+        let (mut mac, mut enc) = ([0u8; 16], [0u8; 16]);
+        derive(&keys, &nonce, &mut mac, &mut enc);
+        assert_eq!(
+            mac,
+            hex("d9b360279694941ac5dbc6987ada7377"),
+            "authentication key"
+        );
+        assert_eq!(
+            enc,
+            hex("4004a0dcd862f2a57360219d2d44ef6c"),
+            "encryption key"
+        );
+
+        let mut pv = Polyval::with_backend(&mac, Backend::Portable).unwrap();
+        pv.update_padded(&[1, 0, 0, 0, 0, 0, 0, 0]);
+        let mut check = pv.clone();
+        check.update(&[length_block(0, 8)]);
+        assert_eq!(
+            check.finalize(),
+            hex("eb93b7740962c5e49d2a90a7dc5cec74"),
+            "POLYVAL"
+        );
+        let (aes_msg, _) = message(&keys, &nonce);
+        let tag = tag(&aes_msg, pv, &nonce, 0, 8);
+        assert_eq!(tag, hex("578782fff6013b815b287c22493a364c"), "tag");
     }
 
     #[test]

@@ -118,10 +118,14 @@ pub use aead::{self, AeadCore, AeadInOut, Error, Key, KeyInit, KeySizeUser};
 pub use aes;
 
 #[doc(hidden)]
-pub use aead_engines::Engine as __Engine;
+pub use aead_engines::{Engine as __Engine, siv::ENGINES as __SIV_ENGINES};
 
 use aead::{TagPosition, inout::InOutBuf};
-use aead_engines::{Engine, generic::cipher05::SivGeneric, siv};
+use aead_engines::{
+    Engine,
+    generic::cipher05::SivGeneric,
+    siv::{self, FusedSiv},
+};
 use cipher::{
     BlockCipherEncrypt, BlockSizeUser,
     array::Array,
@@ -171,8 +175,13 @@ pub struct AesGcmSiv<Aes> {
     /// The key-generating key.
     key_generating_key: Aes,
 
-    /// The POLYVAL backend of each message (detected at key setup, or chosen by our tests).
+    /// The POLYVAL backend of each message on the generic path (detected at key setup, or
+    /// chosen by our tests).
     polyval: Backend,
+
+    /// Our own round keys of the key-generating key for a fused engine, when the key came
+    /// through `KeyInit` and the CPU has one (see `aead_engines::siv`).
+    fused: Option<FusedSiv>,
 }
 
 impl<Aes> KeySizeUser for AesGcmSiv<Aes>
@@ -187,7 +196,29 @@ where
     Aes: BlockSizeUser<BlockSize = U16> + BlockCipherEncrypt + KeyInit,
 {
     fn new(key: &Key<Self>) -> Self {
-        Aes::new(key).into()
+        Self::with_engine(key, default_engine()).unwrap_or_else(|| Aes::new(key).into())
+    }
+}
+
+impl<Aes> AesGcmSiv<Aes>
+where
+    Aes: BlockSizeUser<BlockSize = U16> + BlockCipherEncrypt + KeyInit,
+{
+    /// Not part of the upstream API: an instance on the chosen engine, for our tests, benches
+    /// and fuzzers. `None` if this CPU cannot run it or `Aes` is not AES under `key` (checked
+    /// on `E_K(0)`); [`__Engine::Generic`] always works.
+    #[doc(hidden)]
+    pub fn with_engine(key: &Key<Self>, engine: Engine) -> Option<Self> {
+        let key_generating_key = Aes::new(key);
+        if engine == Engine::Generic {
+            return Some(key_generating_key.into());
+        }
+        let mut check = cipher::Block::<Aes>::default();
+        key_generating_key.encrypt_block(&mut check);
+        let fused = FusedSiv::new(engine, key, &check.into())?;
+        let mut siv = Self::from(key_generating_key);
+        siv.fused = Some(fused);
+        Some(siv)
     }
 }
 
@@ -199,6 +230,7 @@ where
         Self {
             key_generating_key,
             polyval: Backend::detect(),
+            fused: None,
         }
     }
 }
@@ -215,6 +247,7 @@ where
         backend.is_available().then_some(Self {
             key_generating_key,
             polyval: backend,
+            fused: None,
         })
     }
 
@@ -222,7 +255,9 @@ where
     /// for the generic path).
     #[doc(hidden)]
     pub fn __engine(&self) -> Engine {
-        Engine::Generic
+        self.fused
+            .as_ref()
+            .map_or(Engine::Generic, FusedSiv::engine)
     }
 
     /// Not part of the upstream API: the POLYVAL backend of the generic path.
@@ -252,8 +287,11 @@ where
         buffer: InOutBuf<'_, '_, u8>,
     ) -> Result<Tag, Error> {
         check_lengths(buffer.len(), associated_data.len())?;
-        let keys = self.generic();
-        Ok(siv::seal(&keys, &nonce.0, associated_data, buffer).into())
+        let tag = match &self.fused {
+            Some(f) => f.seal(&nonce.0, associated_data, buffer),
+            None => siv::seal(&self.generic(), &nonce.0, associated_data, buffer),
+        };
+        Ok(tag.into())
     }
 
     fn decrypt_inout_detached(
@@ -264,8 +302,11 @@ where
         tag: &Tag,
     ) -> Result<(), Error> {
         check_lengths(buffer.len(), associated_data.len())?;
-        let keys = self.generic();
-        siv::open(&keys, &nonce.0, associated_data, buffer, &tag.0).map_err(|_| Error)
+        match &self.fused {
+            Some(f) => f.open(&nonce.0, associated_data, buffer, &tag.0),
+            None => siv::open(&self.generic(), &nonce.0, associated_data, buffer, &tag.0),
+        }
+        .map_err(|_| Error)
     }
 }
 
@@ -281,6 +322,13 @@ where
             backend: self.polyval,
         }
     }
+}
+
+/// The engine `KeyInit` picks: the fastest this CPU runs (the generic one when the build sets
+/// `--cfg polyval_backend="soft"`).
+#[inline]
+fn default_engine() -> Engine {
+    Engine::detect()
 }
 
 /// The length limits (`aead_engines::siv::lengths_ok`: the message at most [`P_MAX`] bytes,

@@ -50,8 +50,8 @@ impl Ring {
     }
 }
 
-/// `seal_to`/`open_to` keep their default (`None`: ring has no out-of-place call here), and
-/// `engine`/`ghash_backend` theirs (a reference).
+/// Every other method keeps its default: no out-of-place calls, `aead::Buffer` and `Aead`
+/// calls in terms of these two, the engine and backend of a reference.
 impl Gcm for Ring {
     fn seal(&self, n: &[u8], aad: &[u8], buf: &mut [u8]) -> Result<Vec<u8>, Error> {
         let aad = ring::aead::Aad::from(aad);
@@ -65,47 +65,6 @@ impl Gcm for Ring {
             .0
             .open_in_place_separate_tag(Self::nonce(n), aad, tag, buf, 0..);
         r.map(|_| ()).map_err(|_| Error)
-    }
-    fn seal_to(
-        &self,
-        _: &[u8],
-        _: &[u8],
-        _: &[u8],
-        _: &mut [u8],
-    ) -> Option<Result<Vec<u8>, Error>> {
-        None
-    }
-    fn open_to(
-        &self,
-        _: &[u8],
-        _: &[u8],
-        _: &[u8],
-        _: &mut [u8],
-        _: &[u8],
-    ) -> Option<Result<(), Error>> {
-        None
-    }
-    fn seal_vec(&self, n: &[u8], aad: &[u8], buf: &mut Vec<u8>) -> Result<(), Error> {
-        let tag = self.seal(n, aad, buf)?;
-        buf.extend_from_slice(&tag);
-        Ok(())
-    }
-    fn open_vec(&self, n: &[u8], aad: &[u8], buf: &mut Vec<u8>) -> Result<(), Error> {
-        let split = buf.len().checked_sub(16).ok_or(Error)?;
-        let mut pt = buf[..split].to_vec();
-        self.open(n, aad, &mut pt, &buf[split..])?;
-        *buf = pt;
-        Ok(())
-    }
-    fn encrypt(&self, n: &[u8], aad: &[u8], msg: &[u8]) -> Result<Vec<u8>, Error> {
-        let mut buf = msg.to_vec();
-        self.seal_vec(n, aad, &mut buf)?;
-        Ok(buf)
-    }
-    fn decrypt(&self, n: &[u8], aad: &[u8], msg: &[u8]) -> Result<Vec<u8>, Error> {
-        let mut buf = msg.to_vec();
-        self.open_vec(n, aad, &mut buf)?;
-        Ok(buf)
     }
 }
 

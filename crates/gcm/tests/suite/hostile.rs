@@ -167,58 +167,28 @@ pub fn short_buffers_every_engine<G: Generation>() {
 }
 
 /// Over-limit lengths, end to end, without allocating them: each of `lens` is a prefix of one
-/// `MAP_NORESERVE` anonymous mapping (64 GiB of address space, no memory until a page is
-/// touched). Encryption and decryption must both refuse it before reading or writing a byte;
-/// the resident size afterwards shows no page was touched.
+/// reserved mapping (`mapping::untouched`). Encryption and decryption must both refuse it
+/// before reading or writing a byte.
 ///
 /// Associated data over `A_MAX` cannot be mapped on current x86_64 or aarch64 for 0.11 (2^61
 /// bytes); that branch of the check is covered by each crate's `length_limits` unit test.
 #[cfg(all(target_os = "linux", target_pointer_width = "64"))]
 pub fn over_limit_refused_untouched<G: Generation>(lens: &[usize]) {
     let len = lens.iter().copied().max().expect("some lengths");
-    // SAFETY: an anonymous private mapping with no address hint; the arguments are valid and
-    // the result is checked for MAP_FAILED below.
-    let ptr = unsafe {
-        libc::mmap(
-            core::ptr::null_mut(),
-            len,
-            libc::PROT_READ | libc::PROT_WRITE,
-            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE,
-            -1,
-            0,
-        )
-    };
-    if ptr == libc::MAP_FAILED {
-        eprintln!("skipped: cannot reserve {len} bytes of address space");
-        return;
-    }
-    // SAFETY: `ptr` is a fresh, readable and writable, zero-filled mapping of `len` bytes
-    // that nothing else refers to; it is unmapped only after `buf` is last used.
-    let buf = unsafe { core::slice::from_raw_parts_mut(ptr.cast::<u8>(), len) };
     let key = test_bytes(16, 1);
     let nonce = [0u8; 12];
-    for (name, gcm) in ours_all::<G>(&key, 12, 16) {
-        for &n in lens {
-            let part = &mut buf[..n];
-            assert!(gcm.seal(&nonce, &[], part).is_err(), "{name}: seal {n}");
-            assert!(
-                gcm.open(&nonce, &[], part, &[0; 16]).is_err(),
-                "{name}: open {n}"
-            );
+    super::mapping::untouched(len, |buf| {
+        for (name, gcm) in ours_all::<G>(&key, 12, 16) {
+            for &n in lens {
+                let part = &mut buf[..n];
+                assert!(gcm.seal(&nonce, &[], part).is_err(), "{name}: seal {n}");
+                assert!(
+                    gcm.open(&nonce, &[], part, &[0; 16]).is_err(),
+                    "{name}: open {n}"
+                );
+            }
         }
-    }
-    // No page of the mapping became resident: nothing was read or written.
-    let pages = len.div_ceil(4096);
-    let mut vec = vec![0u8; pages];
-    // SAFETY: `ptr` is page-aligned and maps `len` bytes; `vec` has one byte per page.
-    let rc = unsafe { libc::mincore(ptr, len, vec.as_mut_ptr()) };
-    assert_eq!(rc, 0);
-    assert!(
-        vec.iter().all(|v| v & 1 == 0),
-        "the refused buffer was touched"
-    );
-    // SAFETY: `ptr`/`len` is the mapping made above; `buf` is not used after this.
-    unsafe { libc::munmap(ptr, len) };
+    });
 }
 
 /// The `#[test]`s of this module that need references, for generation `$g` against `$r`.

@@ -9,12 +9,15 @@
 //! to the generation's types by [`dispatch!`].
 #![allow(dead_code)]
 
+pub mod api;
 pub mod block_cipher;
 pub mod ctr32;
 pub mod differential;
 pub mod engines;
+pub mod forgeries;
 pub mod gcm_spec;
 pub mod hostile;
+pub mod mapping;
 pub mod nist_cavp;
 pub mod tamper;
 pub mod wycheproof;
@@ -23,59 +26,7 @@ pub use aes_gcm::__Engine as Engine;
 pub use clmul_core::Backend;
 use rand::{Rng, SeedableRng, rngs::SmallRng};
 
-/// A refused operation (`aead::Error` of either generation).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Error;
-
-/// A keyed AES-GCM instance of either generation, nonce and tag sizes fixed by its type.
-/// `Sync`, as every AEAD here is: the suite shares one instance across threads.
-pub trait Gcm: Sync {
-    /// `encrypt_in_place_detached` / `encrypt_inout_detached` on one buffer: the tag.
-    fn seal(&self, nonce: &[u8], aad: &[u8], buf: &mut [u8]) -> Result<Vec<u8>, Error>;
-    /// `decrypt_in_place_detached` / `decrypt_inout_detached` on one buffer.
-    fn open(&self, nonce: &[u8], aad: &[u8], buf: &mut [u8], tag: &[u8]) -> Result<(), Error>;
-    /// Encryption from `inp` to `out` (same length); `None` (the default) where the API has no
-    /// such call (aead 0.5).
-    fn seal_to(
-        &self,
-        nonce: &[u8],
-        aad: &[u8],
-        inp: &[u8],
-        out: &mut [u8],
-    ) -> Option<Result<Vec<u8>, Error>> {
-        let _ = (nonce, aad, inp, out);
-        None
-    }
-    /// Decryption from `inp` to `out`; `None` (the default) where the API has no such call.
-    fn open_to(
-        &self,
-        nonce: &[u8],
-        aad: &[u8],
-        inp: &[u8],
-        out: &mut [u8],
-        tag: &[u8],
-    ) -> Option<Result<(), Error>> {
-        let _ = (nonce, aad, inp, out, tag);
-        None
-    }
-    /// `encrypt_in_place` through the `aead::Buffer` API: appends the tag.
-    fn seal_vec(&self, nonce: &[u8], aad: &[u8], buf: &mut Vec<u8>) -> Result<(), Error>;
-    /// `decrypt_in_place` through the `aead::Buffer` API: checks and removes the tag.
-    fn open_vec(&self, nonce: &[u8], aad: &[u8], buf: &mut Vec<u8>) -> Result<(), Error>;
-    /// `Aead::encrypt` with a `Payload`: ciphertext || tag.
-    fn encrypt(&self, nonce: &[u8], aad: &[u8], msg: &[u8]) -> Result<Vec<u8>, Error>;
-    /// `Aead::decrypt` with a `Payload`.
-    fn decrypt(&self, nonce: &[u8], aad: &[u8], msg: &[u8]) -> Result<Vec<u8>, Error>;
-    /// The fused engine it runs on (`Generic` for the two-pass path, and for a reference
-    /// implementation, the default).
-    fn engine(&self) -> Engine {
-        Engine::Generic
-    }
-    /// The GHASH backend of its two-pass path (`Portable` for a reference, the default).
-    fn ghash_backend(&self) -> Backend {
-        Backend::Portable
-    }
-}
+pub use api::{AeadBytes as Gcm, Error};
 
 /// One generation's constructors. `bits` is 128, 192 or 256 (`aes::Aes128/192/256`); nonce
 /// and tag sizes are in bytes. Each returns `None` for a combination its types cannot express.
@@ -342,7 +293,7 @@ pub fn ours_all<G: Generation>(
         .map(|b| {
             let gcm = G::with_ghash_backend(bits, key, nonce_len, tag_len, b)
                 .expect("available backend and a listed size");
-            assert_eq!(gcm.ghash_backend(), b);
+            assert_eq!(gcm.hash_backend(), b);
             assert_eq!(gcm.engine(), Engine::Generic);
             (
                 format!("{}: generic, GHASH backend {}", G::NAME, b.name()),
