@@ -5,8 +5,8 @@
 //! its reproducer in `fuzz/artifacts/<target>/`; copy it into `fuzz/seeds/<target>/` and
 //! `cargo test -p interop-tests --test fuzz_regressions` replays it from then on
 //! (`aead_diff_010`'s: `cargo test -p interop-tests-05 --test fuzz_regressions` in
-//! `aead-0.5/`). Prints target x seconds x executions x result; exits non-zero if any target
-//! failed.
+//! `aead-0.5/`; `aead_siv`'s: `cargo test -p interop-tests --test siv_fuzz_regressions`).
+//! Prints target x seconds x executions x result; exits non-zero if any target failed.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -16,11 +16,17 @@ pub const HELP: &str = "\
 cargo xtask fuzz [--time SECONDS] [--target NAME]...
 
 Runs the cargo-fuzz targets (nightly; `cargo install cargo-fuzz`) for SECONDS each
-(default 60): uhf_backends, aead_diff, aead_tamper, aead_diff_010.
+(default 60): uhf_backends, aead_diff, aead_tamper, aead_diff_010, aead_siv.
 ";
 
 /// The targets, in the order they run.
-pub const TARGETS: &[&str] = &["uhf_backends", "aead_diff", "aead_tamper", "aead_diff_010"];
+pub const TARGETS: &[&str] = &[
+    "uhf_backends",
+    "aead_diff",
+    "aead_tamper",
+    "aead_diff_010",
+    "aead_siv",
+];
 
 /// Entry point: `args` are the arguments after `fuzz`.
 pub fn run(args: &[String]) -> Result<(), String> {
