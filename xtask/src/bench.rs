@@ -28,6 +28,10 @@ section of README.md and docs/*.svg from the results.
 
 /// The prefix of the aead 0.5 generation's groups.
 const GEN010: &str = "gen010-";
+/// The prefix of the aead 0.5 generation's AES-GCM-SIV groups.
+const GEN011: &str = "gen011-";
+/// The prefix of the groups of RustCrypto's AES-GCM-SIV with our polyval patched in.
+const PATCHED: &str = "polyval-patched-";
 
 const START: &str = "<!-- bench:start -->";
 const END: &str = "<!-- bench:end -->";
@@ -66,6 +70,8 @@ pub fn run(args: &[String]) -> Result<(), String> {
     if run_benches {
         bench(&root, &target, "uhf", &[], pin, &criterion_args)?;
         bench(&root, &target, "aead", &[], pin, &criterion_args)?;
+        bench(&root, &target, "siv", &[], pin, &criterion_args)?;
+        crate::bench_siv::run(&root, &target, pin, &criterion_args)?;
         bench(
             &root,
             &soft,
@@ -102,6 +108,58 @@ pub fn run(args: &[String]) -> Result<(), String> {
             "aws-lc-rs",
         ],
     )?);
+    md.push_str("\n#### AES-GCM-SIV (ratios against aws-lc-rs)\n\n");
+    md.push_str(&report(
+        &root,
+        &target,
+        &normal,
+        &[
+            "--group",
+            "gcmsiv",
+            "--exclude",
+            GEN011,
+            "--exclude",
+            PATCHED,
+            "--baseline",
+            "aws-lc-rs",
+        ],
+    )?);
+    md.push_str("\n#### AES-GCM-SIV (ratios against RustCrypto 0.12.1, unpatched)\n\n");
+    md.push_str(&report(
+        &root,
+        &target,
+        &normal,
+        &[
+            "--group",
+            "gcmsiv",
+            "--exclude",
+            GEN011,
+            "--exclude",
+            PATCHED,
+            "--metric",
+            "ratio",
+        ],
+    )?);
+    md.push_str(
+        "\n#### RustCrypto's aes-gcm-siv 0.12.1 and 0.11.1 with our polyval patched in \
+         (ratios against the same crates unpatched)\n\n",
+    );
+    md.push_str(&report(
+        &root,
+        &target,
+        &normal,
+        &[
+            "--group",
+            PATCHED,
+            "--baseline",
+            crate::bench_siv::UNPATCHED,
+        ],
+    )?);
+    md.push_str(
+        "\n#### The aead 0.5 generation's aes-gcm-siv: ours 0.11 (ratios against RustCrypto \
+         0.11.1)\n\n",
+    );
+    md.push_str(&report(&root, &target, &normal, &["--group", GEN011])?);
     md.push_str("\n#### POLYVAL and GHASH (ratios against RustCrypto)\n\n");
     md.push_str(&report(
         &root,
@@ -214,7 +272,7 @@ fn report(root: &Path, target: &Path, dir: &Path, args: &[&str]) -> Result<Strin
     Ok(String::from_utf8_lossy(&out.stdout).into_owned())
 }
 
-fn status(cmd: &mut Command) -> Result<(), String> {
+pub(crate) fn status(cmd: &mut Command) -> Result<(), String> {
     let s = cmd.status().map_err(|e| format!("{cmd:?}: {e}"))?;
     if s.success() {
         Ok(())

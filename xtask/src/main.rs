@@ -27,6 +27,7 @@
 //! row failed. See `cargo xtask cross-test --help` for the options.
 
 mod bench;
+mod bench_siv;
 mod cross_test;
 mod ct;
 mod fuzz;
