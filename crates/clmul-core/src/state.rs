@@ -75,7 +75,9 @@ fn pad_block(rest: &[u8]) -> [u8; 16] {
 /// GHASH runs as byte-reflected POLYVAL (RFC 8452, Appendix A): the key is
 /// `mulX_POLYVAL(ByteReverse(H))`, each block is read big-endian instead of little-endian (a free
 /// reinterpretation on the portable path, one byte shuffle in registers on the SIMD paths), and
-/// the result is written big-endian.
+/// the result is written big-endian. On the 512-bit backend on Intel's cores it runs in GHASH's
+/// own bit order instead (see `x86::is_intel` and the `avx512` backend's
+/// `GHASH_NATURAL`); the output is the same.
 ///
 /// The state has no implicit padding (checked below): every byte is a field written at
 /// construction, so a move never carries stale, possibly key-derived stack bytes along in
