@@ -29,105 +29,14 @@ use std::time::Duration;
 
 use criterion::measurement::WallTime;
 use criterion::{BenchmarkGroup, BenchmarkId, Criterion, Throughput, criterion_group};
-use upstream_aes_gcm::aead;
+
+mod impls;
+use impls::{AAD13, AeadInPlace05, Gcm, KEY, for_each};
 
 /// Message lengths, in bytes (1420: a typical packet payload).
 const SIZES: [usize; 6] = [16, 64, 256, 1420, 4096, 16384];
 /// The length of the AAD and round-trip cases.
 const LONG: usize = 16384;
-/// An arbitrary nonce: the benches never vary it, which no real protocol may do.
-const NONCE: [u8; 12] = *b"\x4e\x30\x7a\x1c\x9b\x02\x55\xe1\x0d\x88\x3f\x61";
-/// 13 bytes of AAD, as TLS 1.2 uses.
-const AAD13: [u8; 13] = *b"\x00\x00\x00\x00\x00\x00\x00\x01\x17\x03\x03\x40\x00";
-/// Key bytes; AES-128 uses the first 16.
-const KEY: [u8; 32] = *b"\xfe\xff\xe9\x92\x86\x65\x73\x1c\x6d\x6a\x8f\x94\x67\x30\x83\x08\
-                         \xfe\xff\xe9\x92\x86\x65\x73\x1c\x6d\x6a\x8f\x94\x67\x30\x83\x08";
-
-/// An AES-GCM implementation, keyed, through the in-place detached-tag calls each API offers.
-trait Gcm {
-    /// Encrypts `buf` in place and returns the tag.
-    fn seal(&self, aad: &[u8], buf: &mut [u8]) -> [u8; 16];
-    /// Decrypts `buf` in place if `tag` verifies; returns whether it did.
-    fn open(&self, aad: &[u8], buf: &mut [u8], tag: &[u8; 16]) -> bool;
-}
-
-/// The RustCrypto API (RustCrypto's crate and ours).
-struct RustCryptoApi<A>(A);
-
-impl<A: aead::AeadInOut<TagSize = aead::consts::U16>> Gcm for RustCryptoApi<A> {
-    #[inline]
-    fn seal(&self, aad: &[u8], buf: &mut [u8]) -> [u8; 16] {
-        let nonce = aead::Nonce::<A>::try_from(&NONCE[..]).expect("12-byte nonce");
-        let tag = self.0.encrypt_inout_detached(&nonce, aad, buf.into());
-        tag.expect("length within GCM's limits").into()
-    }
-
-    #[inline]
-    fn open(&self, aad: &[u8], buf: &mut [u8], tag: &[u8; 16]) -> bool {
-        let nonce = aead::Nonce::<A>::try_from(&NONCE[..]).expect("12-byte nonce");
-        self.0
-            .decrypt_inout_detached(&nonce, aad, buf.into(), tag.into())
-            .is_ok()
-    }
-}
-
-/// The aead 0.5 API (RustCrypto's `aes-gcm` 0.10.3 and our 0.10).
-struct AeadInPlace05<A>(A);
-
-impl<A: aes_gcm_010::AeadInPlace<TagSize = aes_gcm_010::aead::consts::U16>> Gcm
-    for AeadInPlace05<A>
-{
-    #[inline]
-    fn seal(&self, aad: &[u8], buf: &mut [u8]) -> [u8; 16] {
-        let nonce = aes_gcm_010::aead::Nonce::<A>::from_slice(&NONCE);
-        let tag = self.0.encrypt_in_place_detached(nonce, aad, buf);
-        tag.expect("length within GCM's limits").into()
-    }
-
-    #[inline]
-    fn open(&self, aad: &[u8], buf: &mut [u8], tag: &[u8; 16]) -> bool {
-        let nonce = aes_gcm_010::aead::Nonce::<A>::from_slice(&NONCE);
-        self.0
-            .decrypt_in_place_detached(nonce, aad, buf, tag.into())
-            .is_ok()
-    }
-}
-
-impl Gcm for ring::aead::LessSafeKey {
-    #[inline]
-    fn seal(&self, aad: &[u8], buf: &mut [u8]) -> [u8; 16] {
-        let nonce = ring::aead::Nonce::assume_unique_for_key(NONCE);
-        let tag = self.seal_in_place_separate_tag(nonce, ring::aead::Aad::from(aad), buf);
-        let tag = tag.expect("length within GCM's limits");
-        tag.as_ref().try_into().expect("16-byte tag")
-    }
-
-    #[inline]
-    fn open(&self, aad: &[u8], buf: &mut [u8], tag: &[u8; 16]) -> bool {
-        let nonce = ring::aead::Nonce::assume_unique_for_key(NONCE);
-        let tag = ring::aead::Tag::from(*tag);
-        self.open_in_place_separate_tag(nonce, ring::aead::Aad::from(aad), tag, buf, 0..)
-            .is_ok()
-    }
-}
-
-impl Gcm for aws_lc_rs::aead::LessSafeKey {
-    #[inline]
-    fn seal(&self, aad: &[u8], buf: &mut [u8]) -> [u8; 16] {
-        let nonce = aws_lc_rs::aead::Nonce::assume_unique_for_key(NONCE);
-        let tag = self.seal_in_place_separate_tag(nonce, aws_lc_rs::aead::Aad::from(aad), buf);
-        let tag = tag.expect("length within GCM's limits");
-        tag.as_ref().try_into().expect("16-byte tag")
-    }
-
-    #[inline]
-    fn open(&self, aad: &[u8], buf: &mut [u8], tag: &[u8; 16]) -> bool {
-        let nonce = aws_lc_rs::aead::Nonce::assume_unique_for_key(NONCE);
-        let aad = aws_lc_rs::aead::Aad::from(aad);
-        self.open_in_place_separate_tag(nonce, aad, &tag[..], buf)
-            .is_ok()
-    }
-}
 
 /// Times `seal` on `len` bytes with `aad`.
 fn encrypt_case(
@@ -183,75 +92,21 @@ fn roundtrip_case(g: &mut BenchmarkGroup<'_, WallTime>, name: &str, gcm: &impl G
     assert!(buf == plain, "{name}: round trip changed the data");
 }
 
-/// Every implementation, keyed with `key`, in a list of boxed trait objects would cost a virtual
-/// call per iteration; instead each case is run per concrete type through this macro.
+/// Every implementation: ours (detected engine), RustCrypto, ring, aws-lc-rs.
 macro_rules! for_each_impl {
-    ($key:expr, |$name:ident, $gcm:ident| $body:expr) => {{
-        let key: &[u8] = $key;
+    ($key:expr, |$n:ident, $gcm:ident| $body:expr) => {{
         #[cfg(feature = "ours-aead")]
-        {
-            let $name = "ours";
-            let $gcm = if key.len() == 16 {
-                OursOrTheirs::A128(RustCryptoApi(
-                    <aes_gcm::Aes128Gcm as aead::KeyInit>::new_from_slice(key).expect("key"),
-                ))
-            } else {
-                OursOrTheirs::A256(RustCryptoApi(
-                    <aes_gcm::Aes256Gcm as aead::KeyInit>::new_from_slice(key).expect("key"),
-                ))
-            };
-            match &$gcm {
-                OursOrTheirs::A128($gcm) => $body,
-                OursOrTheirs::A256($gcm) => $body,
-            }
-        }
-        {
-            let $name = "rustcrypto";
-            let $gcm = if key.len() == 16 {
-                OursOrTheirs::A128(RustCryptoApi(
-                    <upstream_aes_gcm::Aes128Gcm as aead::KeyInit>::new_from_slice(key)
-                        .expect("key"),
-                ))
-            } else {
-                OursOrTheirs::A256(RustCryptoApi(
-                    <upstream_aes_gcm::Aes256Gcm as aead::KeyInit>::new_from_slice(key)
-                        .expect("key"),
-                ))
-            };
-            match &$gcm {
-                OursOrTheirs::A128($gcm) => $body,
-                OursOrTheirs::A256($gcm) => $body,
-            }
-        }
-        {
-            let $name = "ring";
-            let alg = if key.len() == 16 {
-                &ring::aead::AES_128_GCM
-            } else {
-                &ring::aead::AES_256_GCM
-            };
-            let unbound = ring::aead::UnboundKey::new(alg, key).expect("key");
-            let $gcm = &ring::aead::LessSafeKey::new(unbound);
-            $body
-        }
-        {
-            let $name = "aws-lc-rs";
-            let alg = if key.len() == 16 {
-                &aws_lc_rs::aead::AES_128_GCM
-            } else {
-                &aws_lc_rs::aead::AES_256_GCM
-            };
-            let unbound = aws_lc_rs::aead::UnboundKey::new(alg, key).expect("key");
-            let $gcm = &aws_lc_rs::aead::LessSafeKey::new(unbound);
-            $body
-        }
+        for_each!($key, ["ours" => impls::ours_detected], |$n, $gcm| $body);
+        for_each!(
+            $key,
+            [
+                "rustcrypto" => impls::rustcrypto,
+                "ring" => impls::ring,
+                "aws-lc-rs" => impls::aws_lc,
+            ],
+            |$n, $gcm| $body
+        );
     }};
-}
-
-/// One RustCrypto-API cipher of either key size (they are different types).
-enum OursOrTheirs<A, B> {
-    A128(A),
-    A256(B),
 }
 
 fn aes_gcm(c: &mut Criterion, label: &str, key: &[u8]) {

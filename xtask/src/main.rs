@@ -31,6 +31,7 @@ mod bench_siv;
 mod cross_test;
 mod ct;
 mod fuzz;
+mod mca;
 mod patch_recipe;
 mod proc;
 mod table;
@@ -53,6 +54,8 @@ Commands:
   upstream-tests  the published polyval/ghash/aes-gcm/aes-gcm-siv (both generations) and
                   cookie test suites against ours
   patch-recipe    README's [patch.crates-io] recipe for both generations, by git and path
+  mca             the engines' steady-state loops through llvm-mca on the CPU models we tune
+                  for (cycles per 64 bytes, busiest resource) and their code sizes
   ct              constant-time validation under Valgrind memcheck, every backend
                   (see `cargo xtask ct --help`)
   fuzz            run each cargo-fuzz target N seconds (`cargo xtask fuzz --time N`)
@@ -116,6 +119,7 @@ fn main() -> ExitCode {
         Some("upstream-tests") => finish("upstream-tests", upstream::run(&args[1..])),
         Some("patch-recipe") => finish("patch-recipe", patch_recipe::run(&args[1..])),
         Some("ct") => finish("ct", ct::run(&args[1..])),
+        Some("mca") => finish("mca", mca::run(&args[1..])),
         Some("fuzz") => finish("fuzz", fuzz::run(&args[1..])),
         Some(other) => {
             eprintln!("error: unknown command `{other}`\n\n{HELP}");

@@ -21,14 +21,15 @@
     allow(dead_code, unused_imports, unused_macros, unused_variables)
 )]
 
-use crate::powers::Key;
+use crate::engine::{self, Isa};
+use crate::tables::{PowerTable, RoundKeys};
 use crate::tag_matches;
 use inout::InOutBuf;
 
 #[cfg(all(target_arch = "aarch64", target_endian = "little"))]
-use crate::aarch64::Armv8Gcm;
+use crate::aarch64::Armv8;
 #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
-use crate::x86::aesni_gcm::AesNiGcm;
+use crate::x86::aesni_gcm::AesNi;
 #[cfg(target_arch = "x86_64")]
 use crate::x86::vaes256::Vaes256;
 #[cfg(target_arch = "x86_64")]
@@ -73,13 +74,13 @@ impl Engine {
         match self {
             Engine::Generic => true,
             #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
-            Engine::AesNi => crate::x86::aesni_gcm::available() && crate::x86::aesni::available(),
+            Engine::AesNi => AesNi::detect().is_some(),
             #[cfg(target_arch = "x86_64")]
-            Engine::Vaes256 => crate::x86::vaes256::available() && crate::x86::aesni::available(),
+            Engine::Vaes256 => Vaes256::detect().is_some(),
             #[cfg(target_arch = "x86_64")]
-            Engine::Vaes512 => crate::x86::vaes512::available() && crate::x86::aesni::available(),
+            Engine::Vaes512 => Vaes512::detect().is_some(),
             #[cfg(all(target_arch = "aarch64", target_endian = "little"))]
-            Engine::Armv8 => crate::aarch64::available(),
+            Engine::Armv8 => Armv8::detect().is_some(),
         }
     }
 
@@ -98,25 +99,26 @@ impl Engine {
     }
 }
 
-/// Runs `$e` with `$k` bound to the engine inside `$fused`: static dispatch, so the small
-/// safe wrappers inline and the buffer's pointers reach the kernel in registers.
+/// Runs `$e` with `$t` bound to the engine token inside `$token`: static dispatch, so the
+/// small safe wrappers of `engine` inline and the buffer's pointers reach the kernel in
+/// registers.
 macro_rules! dispatch {
-    ($fused:expr, $k:ident => $e:expr) => {
-        match $fused {
+    ($token:expr, $t:ident => $e:expr) => {
+        match $token {
             #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
-            Keys::AesNi($k) => $e,
+            Token::AesNi($t) => $e,
             #[cfg(target_arch = "x86_64")]
-            Keys::Vaes256($k) => $e,
+            Token::Vaes256($t) => $e,
             #[cfg(target_arch = "x86_64")]
-            Keys::Vaes512($k) => $e,
+            Token::Vaes512($t) => $e,
             #[cfg(all(target_arch = "aarch64", target_endian = "little"))]
-            Keys::Armv8($k) => $e,
+            Token::Armv8($t) => $e,
             #[cfg(not(any(
                 target_arch = "x86",
                 target_arch = "x86_64",
                 all(target_arch = "aarch64", target_endian = "little")
             )))]
-            Keys::None(never) => match *never {},
+            Token::None(never) => match never {},
         }
     };
 }
@@ -125,25 +127,27 @@ macro_rules! dispatch {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct TagMismatch;
 
-/// Round keys for one of the fused engines (holding one proves the CPU runs that engine), and
-/// every power of H its GHASH steps use, computed once per key.
+/// One fused engine's state for one AES key: the engine's token (holding it proves the CPU
+/// runs the engine), our AES round keys, and every power of H the kernels multiply by,
+/// computed once per key.
 #[derive(Clone)]
 pub struct Fused {
-    keys: Keys,
-    table: Key,
+    token: Token,
+    keys: RoundKeys,
+    table: PowerTable,
 }
 
-/// The round keys of each engine (the variants are private: `Fused` is opaque).
-#[derive(Clone)]
-enum Keys {
+/// The token of each engine (the variants are private: `Fused` is opaque).
+#[derive(Clone, Copy)]
+enum Token {
     #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
-    AesNi(AesNiGcm),
+    AesNi(AesNi),
     #[cfg(target_arch = "x86_64")]
     Vaes256(Vaes256),
     #[cfg(target_arch = "x86_64")]
     Vaes512(Vaes512),
     #[cfg(all(target_arch = "aarch64", target_endian = "little"))]
-    Armv8(Armv8Gcm),
+    Armv8(Armv8),
     /// Targets without a fused engine: no value of this type exists there.
     #[cfg(not(any(
         target_arch = "x86",
@@ -152,6 +156,23 @@ enum Keys {
     )))]
     #[allow(dead_code)]
     None(core::convert::Infallible),
+}
+
+impl Token {
+    /// The token of `engine`, if this CPU runs it (`None` for [`Engine::Generic`]).
+    fn detect(engine: Engine) -> Option<Token> {
+        match engine {
+            Engine::Generic => None,
+            #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+            Engine::AesNi => AesNi::detect().map(Token::AesNi),
+            #[cfg(target_arch = "x86_64")]
+            Engine::Vaes256 => Vaes256::detect().map(Token::Vaes256),
+            #[cfg(target_arch = "x86_64")]
+            Engine::Vaes512 => Vaes512::detect().map(Token::Vaes512),
+            #[cfg(all(target_arch = "aarch64", target_endian = "little"))]
+            Engine::Armv8 => Armv8::detect().map(Token::Armv8),
+        }
+    }
 }
 
 // Without a fused engine `Fused` is uninhabited and every `dispatch!` diverges.
@@ -169,33 +190,25 @@ impl Fused {
     /// (compared in constant time). `None` for [`Engine::Generic`]. The powers of H are
     /// computed with the detected GHASH backend's multiplies.
     pub fn new(engine: Engine, aes_key: &[u8], h: &[u8; 16]) -> Option<Self> {
-        let _ = (aes_key, h);
-        let keys = match engine {
-            Engine::Generic => None,
-            #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
-            Engine::AesNi => AesNiGcm::new(aes_key, h).map(Keys::AesNi),
-            #[cfg(target_arch = "x86_64")]
-            Engine::Vaes256 => Vaes256::new(aes_key, h).map(Keys::Vaes256),
-            #[cfg(target_arch = "x86_64")]
-            Engine::Vaes512 => Vaes512::new(aes_key, h).map(Keys::Vaes512),
-            #[cfg(all(target_arch = "aarch64", target_endian = "little"))]
-            Engine::Armv8 => Armv8Gcm::new(aes_key, h).map(Keys::Armv8),
-        };
-        let keys = keys?;
-        let table = clmul_core::Ghash::new(h).__full_key();
-        Some(Fused { keys, table })
+        let token = Token::detect(engine)?;
+        let keys = dispatch!(token, t => engine::checked_schedule(t, aes_key, h))?;
+        let table = PowerTable::ghash(h);
+        Some(Fused { token, keys, table })
     }
 
     /// The engine these round keys run on.
     pub fn engine(&self) -> Engine {
-        dispatch!(&self.keys, k => k.engine())
+        fn of<I: Isa>(_: I) -> Engine {
+            I::ENGINE
+        }
+        dispatch!(self.token, t => of(t))
     }
 
     /// Encrypts `buffer` (input to output) with the keystream from `inc32(J0)` and returns the
     /// full 16-byte tag.
     pub fn seal(&self, j0: &[u8; 16], aad: &[u8], buffer: InOutBuf<'_, '_, u8>) -> [u8; 16] {
-        let key = &self.table;
-        dispatch!(&self.keys, k => k.seal(key, j0, aad, buffer))
+        let (rk, tbl) = (&self.keys, &self.table);
+        dispatch!(self.token, t => engine::seal(t, rk, tbl, j0, aad, buffer))
     }
 
     /// Checks `tag` (a prefix of the full tag, in constant time) against the input of `buffer`
@@ -208,170 +221,27 @@ impl Fused {
         mut buffer: InOutBuf<'_, '_, u8>,
         tag: &[u8],
     ) -> Result<(), TagMismatch> {
-        let key = &self.table;
+        let (rk, tbl) = (&self.keys, &self.table);
         let in_place = core::ptr::eq(buffer.get_in().as_ptr(), buffer.get_out().as_ptr());
         if in_place {
             let buf = buffer.get_out();
-            let expected = dispatch!(&self.keys, k => k.open_in_place(key, j0, aad, buf));
+            let expected =
+                dispatch!(self.token, t => engine::open_in_place(t, rk, tbl, j0, aad, buf));
             if tag_matches(&expected, tag) {
                 return Ok(());
             }
             // Undo the decryption: the same keystream over the plaintext gives back the
             // ciphertext, byte for byte.
-            dispatch!(&self.keys, k => k.ctr_in_place(j0, buf));
+            dispatch!(self.token, t => engine::ctr(t, rk, tbl, j0, buf.into()));
             Err(TagMismatch)
         } else {
-            let expected = dispatch!(&self.keys, k => k.tag(key, j0, aad, buffer.get_in()));
+            let ct = buffer.get_in();
+            let expected = dispatch!(self.token, t => t.gcm_tag(rk, tbl, j0, aad, ct));
             if !tag_matches(&expected, tag) {
                 return Err(TagMismatch);
             }
-            dispatch!(&self.keys, k => k.ctr(j0, buffer));
+            dispatch!(self.token, t => engine::ctr(t, rk, tbl, j0, buffer));
             Ok(())
         }
     }
 }
-
-pub(crate) use crate::length_block;
-
-/// Copies `data` into whole zero-padded blocks at the start of `out`; returns how many.
-/// `out` must have room (`data.len() <= 16 * out.len()`).
-pub(crate) fn copy_padded(data: &[u8], out: &mut [[u8; 16]]) -> usize {
-    let (blocks, rest) = data.as_chunks::<16>();
-    out[..blocks.len()].copy_from_slice(blocks);
-    if rest.is_empty() {
-        blocks.len()
-    } else {
-        out[blocks.len()][..rest.len()].copy_from_slice(rest);
-        blocks.len() + 1
-    }
-}
-
-/// Expanded AES round keys (`rounds + 1` keys of 16 bytes, at most 15), for every fused engine.
-#[derive(Clone)]
-pub(crate) struct RoundKeys {
-    /// The round keys, in memory order.
-    pub(crate) rk: [[u8; 16]; 15],
-    /// 10, 12 or 14.
-    pub(crate) rounds: usize,
-}
-
-#[cfg(feature = "zeroize")]
-impl Drop for RoundKeys {
-    fn drop(&mut self) {
-        zeroize::Zeroize::zeroize(&mut self.rk);
-    }
-}
-
-impl RoundKeys {
-    /// FIPS-197 key expansion (section 5.2) of a 16-, 24- or 32-byte key, with `sub_word` the
-    /// S-box on each byte of a word, computed by the caller's AES instruction (so no table is
-    /// indexed by key bytes). Other key lengths get `None`.
-    #[inline(always)]
-    pub(crate) fn expand(key: &[u8], sub_word: impl Fn(u32) -> u32) -> Option<Self> {
-        if !matches!(key.len(), 16 | 24 | 32) {
-            return None;
-        }
-        let nk = key.len() / 4;
-        let rounds = nk + 6;
-        let mut w = [0u32; 60];
-        for (i, c) in key.chunks_exact(4).enumerate() {
-            w[i] = u32::from_le_bytes([c[0], c[1], c[2], c[3]]);
-        }
-        let mut rcon = 1u32;
-        for i in nk..4 * (rounds + 1) {
-            let mut t = w[i - 1];
-            if i % nk == 0 {
-                // RotWord then SubWord, XOR Rcon (little-endian words: byte 0 is the low byte).
-                t = sub_word(t.rotate_right(8)) ^ rcon;
-                rcon = ((rcon << 1) & 0xff) ^ (((rcon >> 7) & 1) * 0x1b);
-            } else if nk > 6 && i % nk == 4 {
-                t = sub_word(t);
-            }
-            w[i] = w[i - nk] ^ t;
-        }
-        let mut rk = [[0u8; 16]; 15];
-        for (r, out) in rk.iter_mut().enumerate().take(rounds + 1) {
-            for j in 0..4 {
-                out[4 * j..4 * j + 4].copy_from_slice(&w[4 * r + j].to_le_bytes());
-            }
-        }
-        #[cfg(feature = "zeroize")]
-        zeroize::Zeroize::zeroize(&mut w);
-        Some(Self { rk, rounds })
-    }
-}
-
-/// Defines an engine's key type in a kernel module: its round keys, whose existence proves the
-/// module's detection (`available()`) succeeded, and safe methods over the module's
-/// `aead::<ENC>`, `ctr` and `tag_only` kernels. `$schedule(key, h)` expands the key and checks
-/// it against `h = E_K(0)`.
-macro_rules! engine_keys {
-    ($(#[$m:meta])* $name:ident = $engine:ident, $schedule:path) => {
-        $(#[$m])*
-        #[derive(Clone)]
-        pub(crate) struct $name {
-            keys: RoundKeys,
-        }
-
-        impl $name {
-            /// The engine these keys run on.
-            #[inline]
-            pub(crate) fn engine(&self) -> crate::fused::Engine {
-                crate::fused::Engine::$engine
-            }
-
-            /// Expands `key`; `None` if the CPU lacks the engine's features, the key length is
-            /// not an AES one, or `E_K(0)` differs from `h` (compared in constant time).
-            pub(crate) fn new(key: &[u8], h: &[u8; 16]) -> Option<Self> {
-                if !available() {
-                    return None;
-                }
-                $schedule(key, h).map(|keys| Self { keys })
-            }
-
-            /// Encrypts `buffer`; returns the full tag.
-            #[inline]
-            pub(crate) fn seal(&self, key: &Key, j0: &[u8; 16], aad: &[u8], buffer: InOutBuf<'_, '_, u8>) -> [u8; 16] {
-                let len = buffer.len();
-                let (inp, out) = buffer.into_raw();
-                // SAFETY: a key value exists only after `available()` succeeded (`new`);
-                // `InOutBuf` guarantees `len` valid bytes at `inp` and `out`, equal or
-                // disjoint; `rounds` comes from our key schedule.
-                unsafe { aead::<true>(&self.keys, key, j0, aad, inp, out, len) }
-            }
-
-            /// Decrypts `buffer` in place in one pass; returns the expected full tag.
-            #[inline]
-            pub(crate) fn open_in_place(&self, key: &Key, j0: &[u8; 16], aad: &[u8], buffer: &mut [u8]) -> [u8; 16] {
-                let p = buffer.as_mut_ptr();
-                // SAFETY: detection as in `seal`; one buffer, read and written in place.
-                unsafe { aead::<false>(&self.keys, key, j0, aad, p, p, buffer.len()) }
-            }
-
-            /// The keystream from `inc32(J0)` XORed over `buffer`.
-            #[inline]
-            pub(crate) fn ctr_in_place(&self, j0: &[u8; 16], buffer: &mut [u8]) {
-                let p = buffer.as_mut_ptr();
-                // SAFETY: detection as in `seal`; one buffer, in place.
-                unsafe { ctr(&self.keys, j0, p, p, buffer.len()) }
-            }
-
-            /// The keystream from `inc32(J0)` XORed over the input, written to the output.
-            #[inline]
-            pub(crate) fn ctr(&self, j0: &[u8; 16], buffer: InOutBuf<'_, '_, u8>) {
-                let len = buffer.len();
-                let (inp, out) = buffer.into_raw();
-                // SAFETY: detection as in `seal`; `InOutBuf` guarantees the pointers.
-                unsafe { ctr(&self.keys, j0, inp, out, len) }
-            }
-
-            /// The expected full tag of `(aad, ct)`, without decrypting.
-            #[inline]
-            pub(crate) fn tag(&self, key: &Key, j0: &[u8; 16], aad: &[u8], ct: &[u8]) -> [u8; 16] {
-                // SAFETY: detection as in `seal`.
-                unsafe { tag_only(&self.keys, key, j0, aad, ct) }
-            }
-        }
-    };
-}
-pub(crate) use engine_keys;

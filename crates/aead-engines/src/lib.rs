@@ -33,21 +33,19 @@
 #[cfg(all(target_arch = "aarch64", target_endian = "little"))]
 mod aarch64;
 pub mod ctr;
+mod engine;
 mod fused;
 pub mod generic;
+mod kernel;
+mod lanes;
 pub mod siv;
+mod tables;
 #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
 mod x86;
 
 pub use ctr::Counter32;
 pub use fused::{Engine, Fused, TagMismatch};
 pub use inout::{self, InOutBuf};
-
-/// The table of powers of H the kernels read (`clmul_core`'s, not a stable API of that crate).
-mod powers {
-    #[allow(unused_imports)]
-    pub(crate) use clmul_core::__private::{Key, POWERS};
-}
 
 /// `usize` to `u64`, saturating (only matters on a hypothetical >64-bit `usize`, where a
 /// saturated length still exceeds every limit).

@@ -9,7 +9,7 @@ use core::arch::x86::*;
 #[cfg(target_arch = "x86_64")]
 use core::arch::x86_64::*;
 
-pub(crate) use crate::fused::RoundKeys;
+use crate::tables::RoundKeys;
 
 clmul_core::target_tier! {
     detect cpuid = ["aes", "sse2"];
@@ -33,11 +33,11 @@ clmul_core::target_tier! {
             // SAFETY: 16 readable bytes, unaligned load.
             unsafe { _mm_loadu_si128(b.as_ptr().cast()) }
         };
-        let mut x = _mm_xor_si128(load(block), load(&keys.rk[0]));
-        for r in 1..keys.rounds {
-            x = _mm_aesenc_si128(x, load(&keys.rk[r]));
+        let mut x = _mm_xor_si128(load(block), load(keys.key(0)));
+        for r in 1..keys.rounds() {
+            x = _mm_aesenc_si128(x, load(keys.key(r)));
         }
-        _mm_aesenclast_si128(x, load(&keys.rk[keys.rounds]))
+        _mm_aesenclast_si128(x, load(keys.key(keys.rounds())))
     }
 
     /// Encrypts one block.
@@ -47,20 +47,4 @@ clmul_core::target_tier! {
         unsafe { _mm_storeu_si128(out.as_mut_ptr().cast(), encrypt_xmm(keys, block)) };
         out
     }
-}
-
-/// Our key schedule for `key`, if AES-NI is there, `key` has an AES length and the schedule
-/// reproduces `h = E_K(0^128)` (which proves the caller's cipher is AES under `key`). The
-/// comparison is constant time.
-pub(crate) fn checked_schedule(key: &[u8], h: &[u8; 16]) -> Option<RoundKeys> {
-    if !available() {
-        return None;
-    }
-    // SAFETY: detection of AES-NI succeeded just above.
-    let keys = unsafe { expand(key) }?;
-    // SAFETY: as above.
-    let e0 = unsafe { encrypt_block(&keys, &[0; 16]) };
-    ctutils::CtEq::ct_eq(&e0[..], &h[..])
-        .to_bool()
-        .then_some(keys)
 }

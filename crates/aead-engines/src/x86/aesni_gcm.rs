@@ -1,328 +1,245 @@
-//! Fused AES-CTR + GHASH on AES-NI and 128-bit PCLMULQDQ (x86 and x86_64 without VAES).
+//! The stitched kernel ([`crate::kernel`]) on 128-bit registers: AES-NI and PCLMULQDQ, one
+//! block per `xmm`, eight registers (blocks) per iteration; x86 and x86_64 CPUs without VAES.
 //!
-//! The design of [`super::vaes512`] on 128-bit registers: eight blocks per iteration; while the
-//! AES rounds of iteration `i`'s counter blocks run, the GHASH multiplies of iteration
-//! `i - 1`'s ciphertext (encryption) or of iteration `i`'s ciphertext (decryption) proceed
-//! against H^8..H^1 (Karatsuba, three `pclmulqdq` a block), with one reduction per iteration.
-//! The tail (under 128 bytes) goes block by block, a partial block through a stack copy, and
-//! is hashed with the length block in one aggregated multiply.
+//! What the instruction set changes: no masked loads and stores (a partial block goes
+//! through the stack), no three-way XOR; on 32-bit x86 only eight `xmm` registers, so the
+//! round keys and products are read from the stack (`aesenc xmm, m128`).
 
 #[cfg(target_arch = "x86")]
 use core::arch::x86::*;
 #[cfg(target_arch = "x86_64")]
 use core::arch::x86_64::*;
 
-use super::aesni::RoundKeys;
-use crate::powers::Key;
-use clmul_core::__private::{for_padded_blocks, pclmul};
-use inout::InOutBuf;
+use crate::engine::Isa;
+use crate::fused::Engine;
+use crate::kernel::{self, AesKeys, Hashing};
+use crate::lanes::Lanes;
+use crate::tables::{PowerTable, RoundKeys};
 
-/// Blocks per iteration.
-const BLOCKS: usize = 8;
+/// Registers (blocks) per iteration.
+const N: usize = 8;
+
+impl Lanes for __m128i {
+    const BLOCKS: usize = 1;
+    const KEY_FIRST: bool = false;
+
+    #[inline(always)]
+    unsafe fn zero() -> Self {
+        // SAFETY: the caller runs with this engine's features.
+        unsafe { _mm_setzero_si128() }
+    }
+
+    #[inline(always)]
+    unsafe fn load(p: *const u8) -> Self {
+        // SAFETY: the caller guarantees 16 readable bytes; `loadu` needs no alignment.
+        unsafe { _mm_loadu_si128(p.cast()) }
+    }
+
+    #[inline(always)]
+    unsafe fn store(p: *mut u8, v: Self) {
+        // SAFETY: the caller guarantees 16 writable bytes.
+        unsafe { _mm_storeu_si128(p.cast(), v) }
+    }
+
+    #[inline(always)]
+    unsafe fn broadcast(b: &[u8; 16]) -> Self {
+        // SAFETY: 16 readable bytes.
+        unsafe { _mm_loadu_si128(b.as_ptr().cast()) }
+    }
+
+    #[inline(always)]
+    unsafe fn from_lane0(b: &[u8; 16]) -> Self {
+        // SAFETY: 16 readable bytes.
+        unsafe { _mm_loadu_si128(b.as_ptr().cast()) }
+    }
+
+    #[inline(always)]
+    unsafe fn lane0(v: Self) -> [u8; 16] {
+        let mut b = [0u8; 16];
+        // SAFETY: 16 writable bytes.
+        unsafe { _mm_storeu_si128(b.as_mut_ptr().cast(), v) };
+        b
+    }
+
+    #[inline(always)]
+    unsafe fn from_words(w: &[u32; 16]) -> Self {
+        // SAFETY: 16 readable bytes.
+        unsafe { _mm_loadu_si128(w.as_ptr().cast()) }
+    }
+
+    #[inline(always)]
+    unsafe fn load_powers(p: &[u128; 4]) -> Self {
+        // SAFETY: 16 readable bytes.
+        unsafe { _mm_loadu_si128(p.as_ptr().cast()) }
+    }
+
+    #[inline(always)]
+    unsafe fn xor(a: Self, b: Self) -> Self {
+        // SAFETY: the caller runs with this engine's features.
+        unsafe { _mm_xor_si128(a, b) }
+    }
+
+    #[inline(always)]
+    unsafe fn and(a: Self, b: Self) -> Self {
+        // SAFETY: as above.
+        unsafe { _mm_and_si128(a, b) }
+    }
+
+    #[inline(always)]
+    unsafe fn add32(a: Self, b: Self) -> Self {
+        // SAFETY: as above.
+        unsafe { _mm_add_epi32(a, b) }
+    }
+
+    #[inline(always)]
+    unsafe fn reverse(v: Self) -> Self {
+        // SAFETY: as above (SSSE3).
+        unsafe {
+            _mm_shuffle_epi8(
+                v,
+                _mm_set_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
+            )
+        }
+    }
+
+    #[inline(always)]
+    unsafe fn swap_halves(v: Self) -> Self {
+        // SAFETY: as above.
+        unsafe { _mm_shuffle_epi32::<0x4e>(v) }
+    }
+
+    #[inline(always)]
+    unsafe fn clmul_lo(a: Self, b: Self) -> Self {
+        // SAFETY: as above.
+        unsafe { _mm_clmulepi64_si128::<0x00>(a, b) }
+    }
+
+    #[inline(always)]
+    unsafe fn clmul_hi(a: Self, b: Self) -> Self {
+        // SAFETY: as above.
+        unsafe { _mm_clmulepi64_si128::<0x11>(a, b) }
+    }
+
+    #[inline(always)]
+    unsafe fn clmul_hi_lo(a: Self, b: Self) -> Self {
+        // SAFETY: as above.
+        unsafe { _mm_clmulepi64_si128::<0x01>(a, b) }
+    }
+
+    #[inline(always)]
+    unsafe fn clmul_lo_hi(a: Self, b: Self) -> Self {
+        // SAFETY: as above.
+        unsafe { _mm_clmulepi64_si128::<0x10>(a, b) }
+    }
+
+    #[inline(always)]
+    unsafe fn fold_lanes(v: Self) -> Self {
+        v
+    }
+
+    #[inline(always)]
+    unsafe fn aes_round(x: Self, k: Self) -> Self {
+        // SAFETY: as above.
+        unsafe { _mm_aesenc_si128(x, k) }
+    }
+
+    #[inline(always)]
+    unsafe fn aes_last(x: Self, k: Self) -> Self {
+        // SAFETY: as above.
+        unsafe { _mm_aesenclast_si128(x, k) }
+    }
+
+    #[inline(always)]
+    unsafe fn fence_asm(v: &mut Self) {
+        // SAFETY: the template is empty: no instruction runs, `v` stays in its register.
+        unsafe {
+            core::arch::asm!(
+                "/* {0} */",
+                inout(xmm_reg) * v,
+                options(nomem, nostack, preserves_flags)
+            )
+        };
+    }
+}
 
 clmul_core::target_tier! {
     detect cpuid = ["aes", "pclmulqdq", "sse2", "ssse3"];
 
-    #[inline]
-    fn round_keys<const R: usize>(keys: &RoundKeys) -> [__m128i; 15] {
-        let mut out = [_mm_setzero_si128(); 15];
-        for (o, k) in out.iter_mut().zip(&keys.rk).take(R + 1) {
-            *o = pclmul::load::<false>(k);
-        }
-        out
-    }
-
-    #[inline]
-    fn aes_n<const R: usize, const N: usize>(rk: &[__m128i; 15], mut x: [__m128i; N]) -> [__m128i; N] {
-        for v in &mut x {
-            *v = _mm_xor_si128(*v, rk[0]);
-        }
-        for k in &rk[1..R] {
-            for v in &mut x {
-                *v = _mm_aesenc_si128(*v, *k);
-            }
-        }
-        for v in &mut x {
-            *v = _mm_aesenclast_si128(*v, rk[R]);
-        }
-        x
-    }
-
-    /// GHASH of eight byte-reflected blocks against H^8..H^1, `y` added to the first; reduced.
-    #[inline]
-    fn ghash8(key: &Key, y: __m128i, x: &[__m128i; BLOCKS]) -> __m128i {
-        let (pow, powx) = key.tail(BLOCKS);
-        let mut acc = pclmul::acc_zero();
-        let mut first = y;
-        for ((v, h), hx) in x.iter().zip(pow).zip(powx) {
-            pclmul::mul_acc(&mut acc, _mm_xor_si128(*v, first), pclmul::load_u128(h), pclmul::load_u128(hx));
-            first = _mm_setzero_si128();
-        }
-        pclmul::reduce(acc)
-    }
-
-    /// An empty `asm!` through which `v` passes: a scheduling fence for LLVM (volatile `asm`
-    /// blocks keep their order), so that the AES rounds and GHASH steps stay interleaved.
-    #[inline]
-    fn pin(v: &mut __m128i) {
-        #[cfg(not(miri))]
-        // SAFETY: the template is empty: no instruction runs, `v` stays in its register.
-        unsafe {
-            core::arch::asm!("/* {0} */", inout(xmm_reg) *v, options(nomem, nostack, preserves_flags))
-        };
-    }
-
-    /// CTR over `len` bytes from `inp` to `out`, counter `ctr` in byte-reversed form, hashing
-    /// the ciphertext (`HASH`) of all whole iterations into `y`; the tail's ciphertext,
-    /// zero-padded, goes to `tail_ct` (its block count is returned).
+    /// [`kernel::gcm`] on 128-bit registers (Karatsuba).
     ///
     /// # Safety
-    /// `inp` is readable and `out` writable for `len` bytes; they are equal or do not overlap.
-    #[inline]
+    /// As [`kernel::crypt`].
     #[allow(clippy::too_many_arguments)]
-    unsafe fn crypt<const R: usize, const ENC: bool, const HASH: bool>(
-        keys: &RoundKeys,
-        key: &Key,
-        y: &mut __m128i,
-        ctr: &mut __m128i,
-        inp: *const u8,
-        out: *mut u8,
-        len: usize,
-        tail_ct: &mut [[u8; 16]],
-    ) -> usize {
-        let rk = round_keys::<R>(keys);
-        let bswap = pclmul::bswap_mask();
-        let one = _mm_set_epi32(0, 0, 0, 1);
-        let mut next = || {
-            let c = _mm_shuffle_epi8(*ctr, bswap);
-            *ctr = _mm_add_epi32(*ctr, one);
-            c
-        };
-        let mut off = 0;
-        let (pow, powx) = key.tail(BLOCKS);
-        let kpoly = _mm_set_epi64x(0, 0xc200_0000_0000_0000_u64 as i64);
-        let mut pending: Option<[__m128i; BLOCKS]> = None;
-        macro_rules! rounds {
-            ($x:ident, $acc:ident, $lo:ident, $hi:ident, $step:ident, $has:ident; $($r:literal)*) => {$(
-                if $r < R {
-                    for v in &mut $x {
-                        *v = _mm_aesenc_si128(*v, rk[$r]);
-                    }
-                    $step($r - 1, &mut $acc, &mut $lo, &mut $hi);
-                    if $has && $r <= BLOCKS + 1 {
-                        for v in [&mut $acc.lo, &mut $acc.mid, &mut $acc.hi, &mut $lo, &mut $hi] {
-                            pin(v);
-                        }
-                    }
-                    for v in &mut $x {
-                        pin(v);
-                    }
-                }
-            )*};
-        }
-        // One iteration; `$has`: whether it hashes (a constant, so that the steady-state loop
-        // body below has no branch between its AES and GHASH streams).
-        macro_rules! iteration {
-            ($has:expr) => {{
-            let mut data = [_mm_setzero_si128(); BLOCKS];
-            for (i, d) in data.iter_mut().enumerate() {
-                // SAFETY: `off + 128 <= len`: these 16 bytes are in `inp`.
-                *d = unsafe { _mm_loadu_si128(inp.add(off + 16 * i).cast()) };
-            }
-            // The blocks hashed in this iteration: this iteration's ciphertext (decryption) or
-            // the previous one's (encryption).
-            let hashed = if !HASH {
-                None
-            } else if ENC {
-                pending
-            } else {
-                let mut c = data;
-                for v in &mut c {
-                    *v = _mm_shuffle_epi8(*v, bswap);
-                }
-                Some(c)
-            };
-            let has = $has;
-            let g = hashed.unwrap_or([_mm_setzero_si128(); BLOCKS]);
-            let mut x = [_mm_setzero_si128(); BLOCKS];
-            for v in &mut x {
-                *v = _mm_xor_si128(next(), rk[0]);
-            }
-            // AES round `r` is followed by GHASH step `r - 1`: the products of blocks 7..1,
-            // block 0 (which adds the running hash), then the reduction; steps left when the
-            // rounds run out follow the last round (see `super::vaes512::bulk`).
-            let mut acc = pclmul::acc_zero();
-            let (mut lo, mut hi) = (_mm_setzero_si128(), _mm_setzero_si128());
-            let mut step = |i: usize, acc: &mut pclmul::Acc, lo: &mut __m128i, hi: &mut __m128i| {
-                if !has {
-                    return;
-                }
-                if i + 1 < BLOCKS {
-                    let j = BLOCKS - 1 - i;
-                    pclmul::mul_acc(acc, g[j], pclmul::load_u128(&pow[j]), pclmul::load_u128(&powx[j]));
-                } else if i + 1 == BLOCKS {
-                    let x0 = _mm_xor_si128(g[0], *y);
-                    pclmul::mul_acc(acc, x0, pclmul::load_u128(&pow[0]), pclmul::load_u128(&powx[0]));
-                } else if i == BLOCKS {
-                    let mid = _mm_xor_si128(acc.mid, _mm_xor_si128(acc.lo, acc.hi));
-                    *lo = _mm_xor_si128(acc.lo, _mm_slli_si128::<8>(mid));
-                    *hi = _mm_xor_si128(acc.hi, _mm_srli_si128::<8>(mid));
-                } else if i == BLOCKS + 1 {
-                    let t = _mm_clmulepi64_si128::<0x00>(*lo, kpoly);
-                    *lo = _mm_xor_si128(_mm_shuffle_epi32::<0x4e>(*lo), t);
-                } else if i == BLOCKS + 2 {
-                    let t = _mm_clmulepi64_si128::<0x00>(*lo, kpoly);
-                    *y = _mm_xor_si128(*hi, _mm_xor_si128(_mm_shuffle_epi32::<0x4e>(*lo), t));
-                }
-            };
-            // Rounds unrolled in the source, each followed by its GHASH step and a `pin` of
-            // the live registers, which keeps LLVM from moving all GHASH work ahead of the
-            // AES rounds (see `super::vaes512`).
-            rounds!(x, acc, lo, hi, step, has; 1 2 3 4 5 6 7 8 9 10 11 12 13);
-            for v in &mut x {
-                *v = _mm_aesenclast_si128(*v, rk[R]);
-            }
-            for i in R - 1..BLOCKS + 3 {
-                step(i, &mut acc, &mut lo, &mut hi);
-            }
-            let mut res = [_mm_setzero_si128(); BLOCKS];
-            for i in 0..BLOCKS {
-                res[i] = _mm_xor_si128(data[i], x[i]);
-                // SAFETY: as above, within `out`.
-                unsafe { _mm_storeu_si128(out.add(off + 16 * i).cast(), res[i]) };
-            }
-            if HASH && ENC {
-                for v in &mut res {
-                    *v = _mm_shuffle_epi8(*v, bswap);
-                }
-                pending = Some(res);
-            }
-            off += 16 * BLOCKS;
-            }};
-        }
-        if ENC && HASH && len - off >= 16 * BLOCKS {
-            // The first encryption iteration has nothing to hash yet.
-            iteration!(false);
-        }
-        while len - off >= 16 * BLOCKS {
-            iteration!(HASH);
-        }
-        if let Some(p) = pending {
-            *y = ghash8(key, *y, &p);
-        }
-        // Tail: block by block; a partial block through a zero-padded copy.
-        let rest = len - off;
-        let mut start = 0;
-        while start < rest {
-            let n = (rest - start).min(16);
-            let [k] = aes_n::<R, 1>(&rk, [next()]);
-            let mut block = [0u8; 16];
-            // SAFETY: `off + start + n <= len`: `n` readable bytes of `inp`.
-            unsafe { core::ptr::copy_nonoverlapping(inp.add(off + start), block.as_mut_ptr(), n) };
-            let d = pclmul::load::<false>(&block);
-            let mut res = [0u8; 16];
-            // SAFETY: 16 writable bytes.
-            unsafe { _mm_storeu_si128(res.as_mut_ptr().cast(), _mm_xor_si128(d, k)) };
-            // SAFETY: `n` writable bytes of `out`.
-            unsafe { core::ptr::copy_nonoverlapping(res.as_ptr(), out.add(off + start), n) };
-            if HASH {
-                let ct = &mut tail_ct[start / 16];
-                ct[..n].copy_from_slice(if ENC { &res[..n] } else { &block[..n] });
-            }
-            start += 16;
-        }
-        rest.div_ceil(16)
+    pub(super) unsafe fn gcm(rk: &RoundKeys, tbl: &PowerTable, j0: &[u8; 16], aad: &[u8], inp: *const u8, out: *mut u8, len: usize, hashing: Hashing) -> [u8; 16] {
+        // SAFETY: this function has the engine's features; buffers forwarded.
+        unsafe { kernel::gcm::<__m128i, N, true>(rk, tbl, j0, aad, inp, out, len, hashing) }
     }
 
-    /// GHASH of `data` zero-padded, into `y`.
-    #[inline]
-    fn ghash_padded(key: &Key, y: &mut __m128i, data: &[u8]) {
-        let mut acc = 0u128;
-        pclmul::store_u128(&mut acc, *y);
-        for_padded_blocks(data, |b| pclmul::update::<true>(key, &mut acc, b));
-        *y = pclmul::load_u128(&acc);
+    /// [`kernel::gcm_tag`] on 128-bit registers.
+    pub(super) fn gcm_tag(rk: &RoundKeys, tbl: &PowerTable, j0: &[u8; 16], aad: &[u8], ct: &[u8]) -> [u8; 16] {
+        // SAFETY: this function has the engine's features.
+        unsafe { kernel::gcm_tag::<__m128i, N, true>(rk, tbl, j0, aad, ct) }
     }
 
-    /// The tag from `GHASH(A, C)` (byte-reflected, as the kernels hold it) and `E(J0)`; for
-    /// every x86 engine.
-    #[inline]
-    pub(super) fn make_tag(s: __m128i, ej0: __m128i) -> [u8; 16] {
-        let s = _mm_shuffle_epi8(s, pclmul::bswap_mask());
-        let mut tag = [0u8; 16];
-        // SAFETY: 16 writable bytes.
-        unsafe { _mm_storeu_si128(tag.as_mut_ptr().cast(), _mm_xor_si128(s, ej0)) };
-        tag
-    }
-
-    /// GHASH of `blocks` (the last of them the length block) into `y`, masked with `E(J0)`:
-    /// the full tag.
-    #[inline]
-    fn finish(key: &Key, y: __m128i, blocks: &[[u8; 16]], ej0: __m128i) -> [u8; 16] {
-        let mut acc = 0u128;
-        pclmul::store_u128(&mut acc, y);
-        pclmul::update::<true>(key, &mut acc, blocks);
-        make_tag(pclmul::load_u128(&acc), ej0)
-    }
-
-    /// Encryption (`ENC`) or one-pass decryption; returns the full tag. Short messages hash
-    /// AAD, ciphertext and lengths in one aggregated multiply.
-    ///
-    /// # Safety
-    /// As [`crypt`]; `keys.rounds` is 10, 12 or 14.
-    #[inline]
-    unsafe fn aead<const ENC: bool>(keys: &RoundKeys, key: &Key, j0: &[u8; 16], aad: &[u8], inp: *const u8, out: *mut u8, len: usize) -> [u8; 16] {
-        let ej0 = super::aesni::encrypt_xmm(keys, j0);
-        let mut y = _mm_setzero_si128();
-        let mut buf = [[0u8; 16]; 32];
-        let mut n = 0;
-        if len < 16 * BLOCKS && aad.len() <= 128 {
-            n = crate::fused::copy_padded(aad, &mut buf);
-        } else {
-            ghash_padded(key, &mut y, aad);
-        }
-        let mut ctr = _mm_add_epi32(pclmul::load::<true>(j0), _mm_set_epi32(0, 0, 0, 1));
-        // SAFETY: forwarded from the caller.
-        n += unsafe {
-            match keys.rounds {
-                10 => crypt::<10, ENC, true>(keys, key, &mut y, &mut ctr, inp, out, len, &mut buf[n..]),
-                12 => crypt::<12, ENC, true>(keys, key, &mut y, &mut ctr, inp, out, len, &mut buf[n..]),
-                _ => crypt::<14, ENC, true>(keys, key, &mut y, &mut ctr, inp, out, len, &mut buf[n..]),
-            }
-        };
-        buf[n] = crate::fused::length_block(aad.len(), len);
-        finish(key, y, &buf[..=n], ej0)
-    }
-
-    /// Plain CTR from `inc32(J0)`.
-    ///
-    /// # Safety
-    /// As [`crypt`].
-    unsafe fn ctr(keys: &RoundKeys, j0: &[u8; 16], inp: *const u8, out: *mut u8, len: usize) {
-        let mut y = _mm_setzero_si128();
-        let mut ctr = _mm_add_epi32(pclmul::load::<true>(j0), _mm_set_epi32(0, 0, 0, 1));
-        let key = &Key::ZERO;
-        // SAFETY: forwarded from the caller.
-        unsafe {
-            match keys.rounds {
-                10 => crypt::<10, false, false>(keys, key, &mut y, &mut ctr, inp, out, len, &mut []),
-                12 => crypt::<12, false, false>(keys, key, &mut y, &mut ctr, inp, out, len, &mut []),
-                _ => crypt::<14, false, false>(keys, key, &mut y, &mut ctr, inp, out, len, &mut []),
-            };
-        }
-    }
-
-    /// The full tag of `(aad, ct)` without decrypting.
-    fn tag_only(keys: &RoundKeys, key: &Key, j0: &[u8; 16], aad: &[u8], ct: &[u8]) -> [u8; 16] {
-        let ej0 = super::aesni::encrypt_xmm(keys, j0);
-        let mut y = _mm_setzero_si128();
-        ghash_padded(key, &mut y, aad);
-        ghash_padded(key, &mut y, ct);
-        finish(key, y, &[crate::fused::length_block(aad.len(), ct.len())], ej0)
+    /// AES-ECB of `blocks`, one to a register.
+    pub(super) fn encrypt_blocks(rk: &RoundKeys, blocks: &mut [[u8; 16]]) {
+        // SAFETY: this function has the engine's features.
+        unsafe { kernel::encrypt_blocks(&AesKeys::<__m128i>::new(rk), blocks) }
     }
 }
 
-crate::fused::engine_keys!(
-    /// Round keys for this engine; holding one proves the CPU passed its detection.
-    AesNiGcm = AesNi,
-    super::aesni::checked_schedule
-);
+/// This engine's token: it exists only where AES-NI, PCLMULQDQ and SSSE3 are.
+#[derive(Clone, Copy)]
+pub(crate) struct AesNi(());
+
+// SAFETY: `detect` is the only constructor (the field is private to this module) and returns
+// a token only after `available()`, which checks every feature of the module's functions.
+unsafe impl Isa for AesNi {
+    const ENGINE: Engine = Engine::AesNi;
+
+    fn detect() -> Option<Self> {
+        available().then_some(AesNi(()))
+    }
+
+    fn expand(self, aes_key: &[u8]) -> Option<RoundKeys> {
+        // SAFETY: the token proves AES-NI and SSE2.
+        unsafe { super::aesni::expand(aes_key) }
+    }
+
+    fn encrypt_block(self, rk: &RoundKeys, block: &[u8; 16]) -> [u8; 16] {
+        // SAFETY: as above.
+        unsafe { super::aesni::encrypt_block(rk, block) }
+    }
+
+    fn encrypt_blocks(self, rk: &RoundKeys, blocks: &mut [[u8; 16]]) {
+        // SAFETY: the token proves this module's features.
+        unsafe { encrypt_blocks(rk, blocks) }
+    }
+
+    unsafe fn gcm(
+        self,
+        rk: &RoundKeys,
+        tbl: &PowerTable,
+        j0: &[u8; 16],
+        aad: &[u8],
+        inp: *const u8,
+        out: *mut u8,
+        len: usize,
+        hashing: Hashing,
+    ) -> [u8; 16] {
+        // SAFETY: the features as above; the buffers are the caller's obligation.
+        unsafe { gcm(rk, tbl, j0, aad, inp, out, len, hashing) }
+    }
+
+    fn gcm_tag(
+        self,
+        rk: &RoundKeys,
+        tbl: &PowerTable,
+        j0: &[u8; 16],
+        aad: &[u8],
+        ct: &[u8],
+    ) -> [u8; 16] {
+        // SAFETY: the features as above.
+        unsafe { gcm_tag(rk, tbl, j0, aad, ct) }
+    }
+}

@@ -1,0 +1,219 @@
+//! The AES-GCM implementations the benches compare, behind one trait ([`Gcm`]), and their
+//! constructors: shared by `aead.rs` (criterion, the full matrix) and `headline.rs` (the
+//! interleaved headline comparison).
+#![allow(dead_code, unused_macros)]
+
+use upstream_aes_gcm::aead;
+
+/// An arbitrary nonce: the benches never vary it, which no real protocol may do.
+pub const NONCE: [u8; 12] = *b"\x4e\x30\x7a\x1c\x9b\x02\x55\xe1\x0d\x88\x3f\x61";
+/// 13 bytes of AAD, as TLS 1.2 uses.
+pub const AAD13: [u8; 13] = *b"\x00\x00\x00\x00\x00\x00\x00\x01\x17\x03\x03\x40\x00";
+/// Key bytes; AES-128 uses the first 16.
+pub const KEY: [u8; 32] = *b"\xfe\xff\xe9\x92\x86\x65\x73\x1c\x6d\x6a\x8f\x94\x67\x30\x83\x08\
+                             \xfe\xff\xe9\x92\x86\x65\x73\x1c\x6d\x6a\x8f\x94\x67\x30\x83\x08";
+
+/// An AES-GCM implementation, keyed, through the in-place detached-tag calls each API offers.
+pub trait Gcm {
+    /// Encrypts `buf` in place and returns the tag.
+    fn seal(&self, aad: &[u8], buf: &mut [u8]) -> [u8; 16];
+    /// Decrypts `buf` in place if `tag` verifies; returns whether it did.
+    fn open(&self, aad: &[u8], buf: &mut [u8], tag: &[u8; 16]) -> bool;
+}
+
+/// The RustCrypto API (RustCrypto's crate and ours).
+pub struct RustCryptoApi<A>(pub A);
+
+impl<A: aead::AeadInOut<TagSize = aead::consts::U16>> Gcm for RustCryptoApi<A> {
+    #[inline]
+    fn seal(&self, aad: &[u8], buf: &mut [u8]) -> [u8; 16] {
+        let nonce = aead::Nonce::<A>::try_from(&NONCE[..]).expect("12-byte nonce");
+        let tag = self.0.encrypt_inout_detached(&nonce, aad, buf.into());
+        tag.expect("length within GCM's limits").into()
+    }
+
+    #[inline]
+    fn open(&self, aad: &[u8], buf: &mut [u8], tag: &[u8; 16]) -> bool {
+        let nonce = aead::Nonce::<A>::try_from(&NONCE[..]).expect("12-byte nonce");
+        self.0
+            .decrypt_inout_detached(&nonce, aad, buf.into(), tag.into())
+            .is_ok()
+    }
+}
+
+/// The aead 0.5 API (RustCrypto's `aes-gcm` 0.10.3 and our 0.10).
+pub struct AeadInPlace05<A>(pub A);
+
+impl<A: aes_gcm_010::AeadInPlace<TagSize = aes_gcm_010::aead::consts::U16>> Gcm
+    for AeadInPlace05<A>
+{
+    #[inline]
+    fn seal(&self, aad: &[u8], buf: &mut [u8]) -> [u8; 16] {
+        let nonce = aes_gcm_010::aead::Nonce::<A>::from_slice(&NONCE);
+        let tag = self.0.encrypt_in_place_detached(nonce, aad, buf);
+        tag.expect("length within GCM's limits").into()
+    }
+
+    #[inline]
+    fn open(&self, aad: &[u8], buf: &mut [u8], tag: &[u8; 16]) -> bool {
+        let nonce = aes_gcm_010::aead::Nonce::<A>::from_slice(&NONCE);
+        self.0
+            .decrypt_in_place_detached(nonce, aad, buf, tag.into())
+            .is_ok()
+    }
+}
+
+impl Gcm for ring::aead::LessSafeKey {
+    #[inline]
+    fn seal(&self, aad: &[u8], buf: &mut [u8]) -> [u8; 16] {
+        let nonce = ring::aead::Nonce::assume_unique_for_key(NONCE);
+        let tag = self.seal_in_place_separate_tag(nonce, ring::aead::Aad::from(aad), buf);
+        let tag = tag.expect("length within GCM's limits");
+        tag.as_ref().try_into().expect("16-byte tag")
+    }
+
+    #[inline]
+    fn open(&self, aad: &[u8], buf: &mut [u8], tag: &[u8; 16]) -> bool {
+        let nonce = ring::aead::Nonce::assume_unique_for_key(NONCE);
+        let tag = ring::aead::Tag::from(*tag);
+        self.open_in_place_separate_tag(nonce, ring::aead::Aad::from(aad), tag, buf, 0..)
+            .is_ok()
+    }
+}
+
+impl Gcm for aws_lc_rs::aead::LessSafeKey {
+    #[inline]
+    fn seal(&self, aad: &[u8], buf: &mut [u8]) -> [u8; 16] {
+        let nonce = aws_lc_rs::aead::Nonce::assume_unique_for_key(NONCE);
+        let tag = self.seal_in_place_separate_tag(nonce, aws_lc_rs::aead::Aad::from(aad), buf);
+        let tag = tag.expect("length within GCM's limits");
+        tag.as_ref().try_into().expect("16-byte tag")
+    }
+
+    #[inline]
+    fn open(&self, aad: &[u8], buf: &mut [u8], tag: &[u8; 16]) -> bool {
+        let nonce = aws_lc_rs::aead::Nonce::assume_unique_for_key(NONCE);
+        let aad = aws_lc_rs::aead::Aad::from(aad);
+        self.open_in_place_separate_tag(nonce, aad, &tag[..], buf)
+            .is_ok()
+    }
+}
+
+/// Our `aes-gcm` 0.11 on either key size.
+#[cfg(feature = "ours-aead")]
+pub type Ours = OursOrTheirs<RustCryptoApi<aes_gcm::Aes128Gcm>, RustCryptoApi<aes_gcm::Aes256Gcm>>;
+
+/// Our `aes-gcm` keyed with `key` (16 or 32 bytes) on `engine`, if this CPU has it.
+#[cfg(feature = "ours-aead")]
+pub fn ours(key: &[u8], engine: aes_gcm::__Engine) -> Option<Ours> {
+    Some(if key.len() == 16 {
+        OursOrTheirs::A128(RustCryptoApi(aes_gcm::Aes128Gcm::with_engine(
+            key.try_into().expect("key"),
+            engine,
+        )?))
+    } else {
+        OursOrTheirs::A256(RustCryptoApi(aes_gcm::Aes256Gcm::with_engine(
+            key.try_into().expect("key"),
+            engine,
+        )?))
+    })
+}
+
+/// Our `aes-gcm` on the engine this CPU detects.
+#[cfg(feature = "ours-aead")]
+pub fn ours_detected(key: &[u8]) -> Option<Ours> {
+    ours(key, aes_gcm::__Engine::detect())
+}
+
+/// Our 256-bit VAES engine, if the target and CPU have it.
+#[cfg(feature = "ours-aead")]
+pub fn ours_vaes256(key: &[u8]) -> Option<Ours> {
+    #[cfg(target_arch = "x86_64")]
+    return ours(key, aes_gcm::__Engine::Vaes256);
+    #[cfg(not(target_arch = "x86_64"))]
+    return None;
+}
+
+/// RustCrypto's `aes-gcm` keyed with `key`.
+pub fn rustcrypto(
+    key: &[u8],
+) -> Option<
+    OursOrTheirs<
+        RustCryptoApi<upstream_aes_gcm::Aes128Gcm>,
+        RustCryptoApi<upstream_aes_gcm::Aes256Gcm>,
+    >,
+> {
+    use aead::KeyInit;
+    Some(if key.len() == 16 {
+        OursOrTheirs::A128(RustCryptoApi(
+            upstream_aes_gcm::Aes128Gcm::new_from_slice(key).expect("key"),
+        ))
+    } else {
+        OursOrTheirs::A256(RustCryptoApi(
+            upstream_aes_gcm::Aes256Gcm::new_from_slice(key).expect("key"),
+        ))
+    })
+}
+
+/// ring keyed with `key`.
+pub fn ring(key: &[u8]) -> Option<OursOrTheirs<Unused, Unused, ring::aead::LessSafeKey>> {
+    let alg = if key.len() == 16 {
+        &ring::aead::AES_128_GCM
+    } else {
+        &ring::aead::AES_256_GCM
+    };
+    let key = ring::aead::UnboundKey::new(alg, key).expect("key");
+    Some(OursOrTheirs::Other(ring::aead::LessSafeKey::new(key)))
+}
+
+/// aws-lc-rs keyed with `key`.
+pub fn aws_lc(key: &[u8]) -> Option<OursOrTheirs<Unused, Unused, aws_lc_rs::aead::LessSafeKey>> {
+    let alg = if key.len() == 16 {
+        &aws_lc_rs::aead::AES_128_GCM
+    } else {
+        &aws_lc_rs::aead::AES_256_GCM
+    };
+    let key = aws_lc_rs::aead::UnboundKey::new(alg, key).expect("key");
+    Some(OursOrTheirs::Other(aws_lc_rs::aead::LessSafeKey::new(key)))
+}
+
+/// One implementation: a RustCrypto-API cipher of either key size (they are different types),
+/// or a peer's key.
+pub enum OursOrTheirs<A, B, C = Unused> {
+    A128(A),
+    A256(B),
+    Other(C),
+}
+
+/// The variants of [`OursOrTheirs`] an implementation does not use.
+pub enum Unused {}
+
+impl Gcm for Unused {
+    fn seal(&self, _: &[u8], _: &mut [u8]) -> [u8; 16] {
+        match *self {}
+    }
+    fn open(&self, _: &[u8], _: &mut [u8], _: &[u8; 16]) -> bool {
+        match *self {}
+    }
+}
+
+/// Runs `$body` with `$gcm` bound to each implementation of the list (`"name" => constructor`
+/// pairs, each constructor taking the key and returning `Option<OursOrTheirs<..>>`, `None`
+/// where the CPU lacks it), keyed with `$key`. Static dispatch per concrete type: a list of
+/// boxed trait objects would cost a virtual call per iteration.
+macro_rules! for_each {
+    ($key:expr, [$($name:literal => $make:expr),* $(,)?], |$n:ident, $gcm:ident| $body:expr) => {{
+        let key: &[u8] = $key;
+        $(
+            let $n = $name;
+            match &$make(key) {
+                Some($crate::impls::OursOrTheirs::A128($gcm)) => $body,
+                Some($crate::impls::OursOrTheirs::A256($gcm)) => $body,
+                Some($crate::impls::OursOrTheirs::Other($gcm)) => $body,
+                None => eprintln!("{}: not available on this CPU; skipped", $n),
+            }
+        )*
+    }};
+}
+#[allow(unused_imports)]
+pub(crate) use for_each;

@@ -1,0 +1,1012 @@
+//! The stitched AES-CTR + GHASH/POLYVAL kernel, written once over [`Lanes`] and instantiated
+//! by each engine for its register type.
+//!
+//! # The loop
+//!
+//! A message is cut into iterations of `N` registers (`N * BLOCKS` blocks: 32 on 512-bit
+//! registers, 16 on 256-bit, 8 on 128-bit), then a tail of whole and partial registers:
+//!
+//! - **Stitched iterations** run the AES rounds of `N` registers of counter blocks and, between
+//!   the rounds, the GHASH (or POLYVAL) multiplies of `N` registers of data read from memory,
+//!   against H^(N*BLOCKS)..H^1, with one reduction per iteration. The two instruction streams
+//!   are independent within an iteration, so the out-of-order core runs them side by side;
+//!   an empty `asm!` ([`fence`]) after each round keeps LLVM from separating them again.
+//!   What is hashed is set per call ([`Hashing`]): the input of the same iteration (GCM
+//!   decryption), or the output written [`LAG`] iterations earlier (GCM encryption,
+//!   AES-GCM-SIV decryption), whose loads then never wait for this iteration's AES or its
+//!   stores. The first `LAG` iterations of the latter run the CTR-only iteration and their
+//!   output is hashed after the loop, so the steady-state loop is one body for both.
+//! - **The round count is data**, not a type: AES-128, -192 and -256 share every loop. The
+//!   2 or 4 extra rounds of the longer keys run first, behind two predictable branches; the
+//!   last nine middle rounds and the final round are common, and carry the GHASH steps
+//!   ([`AesKeys`]; the layout of Linux's VAES AES-GCM, whose extra rounds also come first).
+//! - **The tail** (less than one iteration) goes a register at a time (the out-of-order core
+//!   overlaps consecutive registers, which do not depend on each other), a partial register
+//!   through [`Lanes::load_partial`] and [`Lanes::store_partial`], and is hashed unreduced
+//!   with the length block (and a short AAD, when the message has no whole iteration) into one
+//!   reduction.
+//!
+//! # GHASH steps
+//!
+//! A register `x` of blocks times a register of powers `h` is either Karatsuba's three
+//! carry-less products (`lo*lo`, `hi*hi` and `(lo^hi)*(lo^hi)` with the powers' middles
+//! precomputed in the table) or the schoolbook's four (`lo*lo`, `hi*hi`, `lo*hi`, `hi*lo`):
+//! Karatsuba saves a multiply per register for a shuffle and an XOR, which wins where the
+//! multiplier is the bottleneck (AMD Zen 4 issues a 512-bit `vpclmulqdq` every other cycle)
+//! and loses where the shuffle port is (Intel's port 5 runs 512-bit `vpclmulqdq`, `vpshufd`
+//! and `vpshufb`); the engine chooses (`const KARATSUBA`). Products are summed unreduced, lane
+//! by lane. The reduction folds the low product into the middle and the middle into the high
+//! one (two multiplies by `x^63 + x^62 + x^57`, Montgomery's reduction in POLYVAL's bit order,
+//! as in `clmul_core::soft`), which needs no separate shifts of the middle product (the order
+//! of Linux's `_ghash_reduce`), then the lanes are XORed together: reduction is linear, so
+//! reducing lanes and then summing equals summing and then reducing.
+//!
+//! The structure follows the stitched-GCM design of Gueron and Krasnov (OpenSSL/BoringSSL
+//! `aesni-gcm-x86_64`) and the single-source VAES AES-GCM of Linux
+//! (`arch/x86/crypto/aes-gcm-vaes-avx512.S`, Eric Biggers), written here from their
+//! descriptions.
+//!
+//! # Flavours
+//!
+//! The kernel is generic over the counter ([`Counter`]: GCM's 32-bit big-endian counter in
+//! the last word, [`Inc32`], or AES-GCM-SIV's 32-bit little-endian counter in the first word,
+//! [`Le32`], RFC 8452 section 4) and the hash domain ([`Domain`]: [`Ghash`] byte-reverses each
+//! block, [`Polyval`] takes it as it is); AES-GCM instantiates `Inc32` and `Ghash` only. The
+//! operations are CTR only, hash only ([`hash_message`]), CTR and hash of the input (GCM
+//! open) and CTR and hash of the output (GCM seal, AES-GCM-SIV open), all through
+//! [`crypt`]. [`encrypt_blocks`] is AES-ECB of a few blocks (AES-GCM-SIV's key derivation).
+//!
+//! Counters and lengths are public: they decide branches and addresses. Keys and data never
+//! do.
+#![allow(unsafe_code)]
+// The SIV flavours are used by the kernel's tests until AES-GCM-SIV (issue #15) uses them.
+#![cfg_attr(not(test), allow(dead_code))]
+
+use crate::lanes::{Lanes, fence, xor3};
+use crate::tables::{PowerTable, RoundKeys, TOP};
+
+/// How many iterations behind its CTR a stitched loop hashes its own output.
+pub(crate) const LAG: usize = 2;
+
+/// AES round keys in registers, laid out for the round count as data: the whitening key, up
+/// to four extra rounds (the last `rounds - 10` slots of `extra`), nine middle rounds and the
+/// last key, so that the middle and last rounds read the same registers for every key size.
+///
+/// With x86's `AESENC` (key added after the round) the slots hold `k_0`; `k_1..k_4` (AES-256)
+/// or `k_1, k_2` (AES-192); `k_(R-9)..k_(R-1)`; `k_R`. With ARMv8's `AESE` (key added before
+/// the round, [`Lanes::KEY_FIRST`]) every round's key is the one before: no whitening,
+/// `k_0..k_3` or `k_0, k_1`; `k_(R-10)..k_(R-2)`; and the last round needs two, `k_(R-1)`
+/// (in `first`) and `k_R`.
+#[derive(Clone, Copy)]
+pub(crate) struct AesKeys<L> {
+    first: L,
+    extra: [L; 4],
+    mid: [L; 9],
+    last: L,
+    rounds: usize,
+}
+
+impl<L: Lanes> AesKeys<L> {
+    /// The registers for `rk`.
+    ///
+    /// # Safety
+    /// As the [`Lanes`] methods.
+    #[inline(always)]
+    pub(crate) unsafe fn new(rk: &RoundKeys) -> Self {
+        let r = rk.rounds();
+        let shift = usize::from(L::KEY_FIRST);
+        // The first slot of `extra` in use: 4, 2 or 0.
+        let extra_from = 14 - r;
+        // SAFETY (all blocks below): forwarded from the caller. (Loops, not closures: a
+        // closure here would be compiled without the engine's features.)
+        let mut ks = AesKeys {
+            first: unsafe { L::broadcast(rk.key(if L::KEY_FIRST { r - 1 } else { 0 })) },
+            extra: [unsafe { L::zero() }; 4],
+            mid: [unsafe { L::zero() }; 9],
+            last: unsafe { L::broadcast(rk.key(r)) },
+            rounds: r,
+        };
+        for j in extra_from..4 {
+            ks.extra[j] = unsafe { L::broadcast(rk.key(j - extra_from + 1 - shift)) };
+        }
+        for i in 0..9 {
+            ks.mid[i] = unsafe { L::broadcast(rk.key(r - 9 + i - shift)) };
+        }
+        ks
+    }
+
+    /// The start of a block's encryption: the whitening key (x86), nothing (ARMv8).
+    #[inline(always)]
+    unsafe fn begin(&self, x: L) -> L {
+        // SAFETY: forwarded from the caller.
+        if L::KEY_FIRST {
+            x
+        } else {
+            unsafe { L::xor(x, self.first) }
+        }
+    }
+
+    /// The extra rounds of AES-192 (two) and AES-256 (four), on every register of `x`.
+    #[inline(always)]
+    unsafe fn extra<const N: usize>(&self, x: &mut [L; N]) {
+        // SAFETY (all blocks below): forwarded from the caller.
+        if self.rounds > 10 {
+            if self.rounds > 12 {
+                for k in &self.extra[..2] {
+                    for v in x.iter_mut() {
+                        *v = unsafe { L::aes_round(*v, *k) };
+                    }
+                }
+            }
+            for k in &self.extra[2..] {
+                for v in x.iter_mut() {
+                    *v = unsafe { L::aes_round(*v, *k) };
+                }
+            }
+        }
+    }
+
+    /// Middle round `i` (0..9).
+    #[inline(always)]
+    unsafe fn mid(&self, i: usize, x: L) -> L {
+        // SAFETY: forwarded from the caller.
+        unsafe { L::aes_round(x, self.mid[i]) }
+    }
+
+    /// The last round, XORed with `data`: the CTR output.
+    #[inline(always)]
+    unsafe fn end(&self, x: L, data: L) -> L {
+        // SAFETY: forwarded from the caller.
+        unsafe {
+            if L::KEY_FIRST {
+                xor3(L::aes_last(x, self.first), self.last, data)
+            } else {
+                L::xor(L::aes_last(x, self.last), data)
+            }
+        }
+    }
+
+    /// Encrypts `N` registers, each XORed with the matching `data` register.
+    #[inline(always)]
+    unsafe fn encrypt<const N: usize>(&self, mut x: [L; N], data: &[L; N]) -> [L; N] {
+        // SAFETY (all blocks below): forwarded from the caller.
+        for v in &mut x {
+            *v = unsafe { self.begin(*v) };
+        }
+        unsafe { self.extra(&mut x) };
+        for i in 0..9 {
+            for v in &mut x {
+                *v = unsafe { self.mid(i, *v) };
+            }
+        }
+        for (v, d) in x.iter_mut().zip(data) {
+            *v = unsafe { self.end(*v, *d) };
+        }
+        x
+    }
+
+    /// One block (in every lane), for a tag mask or a key check.
+    ///
+    /// # Safety
+    /// As the [`Lanes`] methods.
+    #[inline(always)]
+    pub(crate) unsafe fn encrypt_block(&self, block: &[u8; 16]) -> [u8; 16] {
+        // SAFETY: forwarded from the caller.
+        unsafe {
+            let [c] = self.encrypt([L::broadcast(block)], &[L::zero()]);
+            L::lane0(c)
+        }
+    }
+}
+
+/// A counter flavour: how consecutive counter blocks are made.
+pub(crate) trait Counter {
+    /// The counter as the kernel carries it.
+    type State<L: Lanes>: Copy;
+
+    /// The state whose first block is `first`.
+    ///
+    /// # Safety
+    /// As the [`Lanes`] methods.
+    unsafe fn start<L: Lanes>(first: &[u8; 16]) -> Self::State<L>;
+
+    /// The next `N` registers of counter blocks (lane order), advancing the state.
+    ///
+    /// # Safety
+    /// As the [`Lanes`] methods.
+    unsafe fn take<L: Lanes, const N: usize>(s: &mut Self::State<L>) -> [L; N];
+}
+
+/// Every lane holding `k` in word `j`, the other words zero.
+#[inline(always)]
+unsafe fn word<L: Lanes>(j: usize, k: u32) -> L {
+    let mut w = [0u32; 16];
+    for l in 0..4 {
+        w[4 * l + j] = k;
+    }
+    // SAFETY: forwarded from the caller.
+    unsafe { L::from_words(&w) }
+}
+
+/// Lane `l` holding `l` in word 0: the lanes' offsets from lane 0's counter.
+#[inline(always)]
+unsafe fn lane_offsets<L: Lanes>() -> L {
+    // SAFETY: forwarded from the caller.
+    unsafe { L::from_words(&[0, 0, 0, 0, 1, 0, 0, 0, 2, 0, 0, 0, 3, 0, 0, 0]) }
+}
+
+/// GCM's counter (NIST SP 800-38D `inc32`): the last four bytes of the block are a
+/// big-endian 32-bit counter, incremented modulo 2^32; the first twelve stay.
+pub(crate) struct Inc32;
+
+/// [`Inc32`]'s state: the counter blocks of the next register as they are (big-endian), and
+/// the counter of its lane 0 (public).
+#[derive(Clone, Copy)]
+pub(crate) struct Inc32State<L> {
+    be: L,
+    ctr: u32,
+}
+
+impl Counter for Inc32 {
+    type State<L: Lanes> = Inc32State<L>;
+
+    #[inline(always)]
+    unsafe fn start<L: Lanes>(first: &[u8; 16]) -> Inc32State<L> {
+        let ctr = u32::from_be_bytes([first[12], first[13], first[14], first[15]]);
+        // SAFETY: forwarded from the caller.
+        unsafe {
+            // Byte-reversed, the counter is the lane's low word, where a 32-bit add does
+            // `inc32` (wrapping) for each lane's offset.
+            let rev = L::reverse(L::broadcast(first));
+            Inc32State {
+                be: L::reverse(L::add32(rev, lane_offsets())),
+                ctr,
+            }
+        }
+    }
+
+    /// While the counter's low byte does not wrap within the `N` registers and the step after
+    /// them (seven iterations in eight of 32 blocks), the blocks are the big-endian ones plus
+    /// a constant in that byte (the top byte of the lane's last word): an add each, no
+    /// shuffle. Otherwise they are made byte-reversed, where a 32-bit add carries.
+    #[inline(always)]
+    unsafe fn take<L: Lanes, const N: usize>(s: &mut Inc32State<L>) -> [L; N] {
+        let n = (L::BLOCKS * N) as u32;
+        let b = L::BLOCKS as u32;
+        let mut out = [s.be; N];
+        // SAFETY (all blocks below): forwarded from the caller.
+        if (s.ctr & 0xff) + n + b <= 256 {
+            for (i, v) in out.iter_mut().enumerate().skip(1) {
+                *v = unsafe { L::add32(s.be, word(3, (b * i as u32) << 24)) };
+            }
+            s.be = unsafe { L::add32(s.be, word(3, n << 24)) };
+        } else {
+            let rev = unsafe { L::reverse(s.be) };
+            for (i, v) in out.iter_mut().enumerate().skip(1) {
+                *v = unsafe { L::reverse(L::add32(rev, word(0, b * i as u32))) };
+            }
+            s.be = unsafe { L::reverse(L::add32(rev, word(0, n))) };
+        }
+        s.ctr = s.ctr.wrapping_add(n);
+        out
+    }
+}
+
+/// AES-GCM-SIV's counter (RFC 8452, section 4): the first four bytes of the block are a
+/// little-endian 32-bit counter, incremented modulo 2^32; the other twelve stay.
+pub(crate) struct Le32;
+
+impl Counter for Le32 {
+    type State<L: Lanes> = L;
+
+    #[inline(always)]
+    unsafe fn start<L: Lanes>(first: &[u8; 16]) -> L {
+        // SAFETY: forwarded from the caller.
+        unsafe { L::add32(L::broadcast(first), lane_offsets()) }
+    }
+
+    #[inline(always)]
+    unsafe fn take<L: Lanes, const N: usize>(s: &mut L) -> [L; N] {
+        let b = L::BLOCKS as u32;
+        let mut out = [*s; N];
+        // SAFETY (both blocks): forwarded from the caller.
+        for (i, v) in out.iter_mut().enumerate().skip(1) {
+            *v = unsafe { L::add32(*s, word(0, b * i as u32)) };
+        }
+        *s = unsafe { L::add32(*s, word(0, b * N as u32)) };
+        out
+    }
+}
+
+/// A hash domain: how a block of data becomes a field element.
+pub(crate) trait Domain {
+    /// GHASH's blocks are byte-reflected POLYVAL elements (RFC 8452, Appendix A).
+    const REFLECT: bool;
+}
+
+/// GHASH (AES-GCM): each block byte-reversed.
+pub(crate) struct Ghash;
+
+impl Domain for Ghash {
+    const REFLECT: bool = true;
+}
+
+/// POLYVAL (AES-GCM-SIV): blocks as they are.
+pub(crate) struct Polyval;
+
+impl Domain for Polyval {
+    const REFLECT: bool = false;
+}
+
+/// A register of data as field elements.
+#[inline(always)]
+unsafe fn field<L: Lanes, D: Domain>(v: L) -> L {
+    // SAFETY: forwarded from the caller.
+    if D::REFLECT {
+        unsafe { L::reverse(v) }
+    } else {
+        v
+    }
+}
+
+/// Unreduced sums of products, lane by lane: `lo` (coefficients 0..127), `mi` (64..191;
+/// with Karatsuba, before adding `lo` and `hi`), `hi` (128..255).
+#[derive(Clone, Copy)]
+struct Acc<L> {
+    lo: L,
+    mi: L,
+    hi: L,
+}
+
+/// The products of one register: schoolbook's middle is `mi ^ mi2`; Karatsuba leaves `mi2`
+/// zero (and unused).
+#[derive(Clone, Copy)]
+struct Prod<L> {
+    lo: L,
+    mi: L,
+    mi2: L,
+    hi: L,
+}
+
+/// `x * powers(i)`, lane by lane, unreduced.
+#[inline(always)]
+unsafe fn products<L: Lanes, const KARATSUBA: bool>(x: L, tbl: &PowerTable, i: usize) -> Prod<L> {
+    // SAFETY: forwarded from the caller.
+    unsafe {
+        let h = L::load_powers(tbl.powers(i));
+        if KARATSUBA {
+            let hx = L::load_powers(tbl.middles(i));
+            let xx = L::xor(x, L::swap_halves(x));
+            Prod {
+                lo: L::clmul_lo(x, h),
+                mi: L::clmul_lo(xx, hx),
+                mi2: L::zero(),
+                hi: L::clmul_hi(x, h),
+            }
+        } else {
+            Prod {
+                lo: L::clmul_lo(x, h),
+                mi: L::clmul_hi_lo(x, h),
+                mi2: L::clmul_lo_hi(x, h),
+                hi: L::clmul_hi(x, h),
+            }
+        }
+    }
+}
+
+impl<L: Lanes> Acc<L> {
+    #[inline(always)]
+    unsafe fn zero() -> Self {
+        // SAFETY: forwarded from the caller.
+        let z = unsafe { L::zero() };
+        Acc {
+            lo: z,
+            mi: z,
+            hi: z,
+        }
+    }
+
+    /// The sum of two registers' products (the first pair of a stride).
+    #[inline(always)]
+    unsafe fn pair<const KARATSUBA: bool>(a: &Prod<L>, b: &Prod<L>) -> Self {
+        // SAFETY: forwarded from the caller.
+        unsafe {
+            Acc {
+                lo: L::xor(a.lo, b.lo),
+                mi: if KARATSUBA {
+                    L::xor(a.mi, b.mi)
+                } else {
+                    L::xor(xor3(a.mi, a.mi2, b.mi), b.mi2)
+                },
+                hi: L::xor(a.hi, b.hi),
+            }
+        }
+    }
+
+    /// Adds two registers' products.
+    #[inline(always)]
+    unsafe fn add_pair<const KARATSUBA: bool>(&mut self, a: &Prod<L>, b: &Prod<L>) {
+        // SAFETY: forwarded from the caller.
+        unsafe {
+            self.lo = xor3(self.lo, a.lo, b.lo);
+            self.hi = xor3(self.hi, a.hi, b.hi);
+            self.mi = if KARATSUBA {
+                xor3(self.mi, a.mi, b.mi)
+            } else {
+                xor3(xor3(self.mi, a.mi, a.mi2), b.mi, b.mi2)
+            };
+        }
+    }
+
+    /// Adds one register's products.
+    #[inline(always)]
+    unsafe fn add<const KARATSUBA: bool>(&mut self, a: &Prod<L>) {
+        // SAFETY: forwarded from the caller.
+        unsafe {
+            self.lo = L::xor(self.lo, a.lo);
+            self.hi = L::xor(self.hi, a.hi);
+            self.mi = if KARATSUBA {
+                L::xor(self.mi, a.mi)
+            } else {
+                xor3(self.mi, a.mi, a.mi2)
+            };
+        }
+    }
+
+    /// Reduction step 1: Karatsuba's middle made whole, and the low product folded into it.
+    #[inline(always)]
+    unsafe fn fold_lo<const KARATSUBA: bool>(&mut self) {
+        // SAFETY: forwarded from the caller.
+        unsafe {
+            let mi = if KARATSUBA {
+                xor3(self.mi, self.lo, self.hi)
+            } else {
+                self.mi
+            };
+            let t = L::clmul_lo(self.lo, poly());
+            self.mi = xor3(mi, L::swap_halves(self.lo), t);
+        }
+    }
+
+    /// Reduction step 2: the middle folded into the high product, which is then the reduced
+    /// value of each lane.
+    #[inline(always)]
+    unsafe fn fold_mi(&mut self) {
+        // SAFETY: forwarded from the caller.
+        unsafe {
+            let t = L::clmul_lo(self.mi, poly());
+            self.hi = xor3(self.hi, L::swap_halves(self.mi), t);
+        }
+    }
+
+    /// The reduced sum, in lane 0.
+    #[inline(always)]
+    unsafe fn reduce<const KARATSUBA: bool>(mut self) -> L {
+        // SAFETY: forwarded from the caller.
+        unsafe {
+            self.fold_lo::<KARATSUBA>();
+            self.fold_mi();
+            L::fold_lanes(self.hi)
+        }
+    }
+}
+
+/// `x^63 + x^62 + x^57` in both halves of every lane: the Montgomery fold (see
+/// `clmul_core::soft`).
+#[inline(always)]
+unsafe fn poly<L: Lanes>() -> L {
+    const P: u32 = 0xc200_0000;
+    // SAFETY: forwarded from the caller.
+    unsafe { L::from_words(&[0, P, 0, P, 0, P, 0, P, 0, P, 0, P, 0, P, 0, P]) }
+}
+
+/// What a call hashes besides the AAD.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Hashing {
+    /// Nothing: CTR only (the result is meaningless).
+    Off,
+    /// The input (GCM decryption).
+    Input,
+    /// The output (GCM encryption, AES-GCM-SIV decryption).
+    Output,
+}
+
+/// The data a stitched iteration hashes.
+struct Ghashed<'a, L> {
+    src: *const u8,
+    tbl: &'a PowerTable,
+    /// The table index of the iteration's highest power.
+    base: usize,
+    _l: core::marker::PhantomData<L>,
+}
+
+impl<L: Lanes> Ghashed<'_, L> {
+    /// GHASH step `s` of [`stitched`] (a function, not a closure: a closure in this generic
+    /// code would be compiled without the engine's features).
+    ///
+    /// # Safety
+    /// As [`stitched`].
+    #[inline(always)]
+    unsafe fn step<D: Domain, const N: usize, const KARATSUBA: bool>(
+        &self,
+        s: usize,
+        acc: &mut Acc<L>,
+        pend: &mut Option<Prod<L>>,
+        y: &mut L,
+    ) {
+        let reg = 16 * L::BLOCKS;
+        // SAFETY: the caller's pointers and features; register `j < N` of `src` is in its
+        // `reg * N` bytes.
+        unsafe {
+            if s < N {
+                let j = N - 1 - s;
+                let mut v = field::<L, D>(L::load(self.src.add(reg * j)));
+                if j == 0 {
+                    v = L::xor(v, *y);
+                }
+                let p = products::<L, KARATSUBA>(v, self.tbl, self.base + L::BLOCKS * j);
+                match pend.take() {
+                    None if s + 1 < N => *pend = Some(p),
+                    None => acc.add::<KARATSUBA>(&p),
+                    Some(q) if s == 1 => *acc = Acc::pair::<KARATSUBA>(&q, &p),
+                    Some(q) => acc.add_pair::<KARATSUBA>(&q, &p),
+                }
+            } else if s == N {
+                acc.fold_lo::<KARATSUBA>();
+            } else if s == N + 1 {
+                acc.fold_mi();
+            } else if s == N + 2 {
+                *y = L::fold_lanes(acc.hi);
+            }
+        }
+    }
+}
+
+/// One stitched iteration: `N` registers of CTR from `inp` to `out` while the `N` registers
+/// of data at `src` are hashed into `y`. AES middle round `i` is followed by GHASH step `i`:
+/// steps `0..N` multiply groups `N-1..0` (group 0, last, adds the running hash, needed as
+/// late as possible), pairs of them summed with three-way XORs; steps `N`, `N+1` and `N+2`
+/// reduce. Steps left when the middle rounds run out follow them.
+///
+/// # Safety
+/// As the [`Lanes`] methods; `16 * BLOCKS * N` bytes are readable at `src` and `inp` and
+/// writable at `out` (`inp` and `out` equal or disjoint).
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+unsafe fn stitched<L: Lanes, C: Counter, D: Domain, const N: usize, const KARATSUBA: bool>(
+    ks: &AesKeys<L>,
+    tbl: &PowerTable,
+    y: &mut L,
+    ctr: &mut C::State<L>,
+    src: *const u8,
+    inp: *const u8,
+    out: *mut u8,
+) {
+    // The steps must fit the unrolled rounds and the `after!` list below.
+    const { assert!(N >= 1 && N + 3 <= 17) };
+    let reg = 16 * L::BLOCKS;
+    let base = PowerTable::index(N * L::BLOCKS);
+    // SAFETY (every block below): the caller's pointers and features; register `g` of an
+    // iteration is bytes `reg * g..reg * (g + 1)` of the caller's `reg * N`.
+    let mut x: [L; N] = unsafe { C::take::<L, N>(ctr) };
+    for v in &mut x {
+        *v = unsafe { ks.begin(*v) };
+    }
+    unsafe { ks.extra(&mut x) };
+    let mut acc = unsafe { Acc::<L>::zero() };
+    let mut pend: Option<Prod<L>> = None;
+    let g = Ghashed::<L> {
+        src,
+        tbl,
+        base,
+        _l: core::marker::PhantomData,
+    };
+    // The nine middle rounds, unrolled in the source (a loop here stays a loop, with the step
+    // chosen at run time), each followed by its GHASH step and a fence on the live registers.
+    macro_rules! rounds {
+        ($($i:literal)*) => {$(
+            for v in &mut x {
+                *v = unsafe { ks.mid($i, *v) };
+            }
+            unsafe { g.step::<D, N, KARATSUBA>($i, &mut acc, &mut pend, y) };
+            // The live GHASH registers until the reduction is done (the accumulator from the
+            // first pair on).
+            if $i < N + 2 {
+                if $i >= 1 {
+                    for v in [&mut acc.lo, &mut acc.mi, &mut acc.hi] {
+                        unsafe { fence(v) };
+                    }
+                }
+                if let Some(p) = &mut pend {
+                    for v in [&mut p.lo, &mut p.mi, &mut p.hi] {
+                        unsafe { fence(v) };
+                    }
+                    if !KARATSUBA {
+                        unsafe { fence(&mut p.mi2) };
+                    }
+                }
+            }
+            for v in &mut x {
+                unsafe { fence(v) };
+            }
+        )*};
+    }
+    rounds!(0 1 2 3 4 5 6 7 8);
+    for g in 0..N {
+        x[g] = unsafe { ks.end(x[g], L::load(inp.add(reg * g))) };
+    }
+    // The steps left (with eight registers: the second fold and the lane sum).
+    macro_rules! after {
+        ($($s:literal)*) => {$(
+            if $s < N + 3 {
+                unsafe { g.step::<D, N, KARATSUBA>($s, &mut acc, &mut pend, y) };
+            }
+        )*};
+    }
+    after!(9 10 11 12 13 14 15 16);
+    for (g, v) in x.iter().enumerate() {
+        unsafe { L::store(out.add(reg * g), *v) };
+    }
+}
+
+/// One CTR-only iteration: `N` registers from `inp` to `out`.
+///
+/// # Safety
+/// As [`stitched`] (without `src`).
+#[inline(always)]
+unsafe fn ctr_only<L: Lanes, C: Counter, const N: usize>(
+    ks: &AesKeys<L>,
+    ctr: &mut C::State<L>,
+    inp: *const u8,
+    out: *mut u8,
+) {
+    let reg = 16 * L::BLOCKS;
+    // SAFETY: the caller's pointers and features, as in `stitched`.
+    unsafe {
+        let x = C::take::<L, N>(ctr);
+        let mut data = [L::zero(); N];
+        for (g, d) in data.iter_mut().enumerate() {
+            *d = L::load(inp.add(reg * g));
+        }
+        let x = ks.encrypt(x, &data);
+        for (g, v) in x.iter().enumerate() {
+            L::store(out.add(reg * g), *v);
+        }
+    }
+}
+
+/// Hashes the last blocks of a message from registers: every register's products against
+/// its powers are added unreduced, and one reduction ends it.
+struct Tail<L> {
+    acc: Acc<L>,
+    /// Blocks still to come, this one included: the next block's power of H.
+    left: usize,
+    /// The running hash, added to the next block.
+    y: L,
+}
+
+impl<L: Lanes> Tail<L> {
+    #[inline(always)]
+    unsafe fn new(left: usize, y: L) -> Self {
+        // SAFETY: forwarded from the caller.
+        Tail {
+            acc: unsafe { Acc::zero() },
+            left,
+            y,
+        }
+    }
+
+    /// Adds the `nb <= BLOCKS` field elements in the low lanes of `x` (the others zero).
+    #[inline(always)]
+    unsafe fn add<const KARATSUBA: bool>(&mut self, tbl: &PowerTable, x: L, nb: usize) {
+        // SAFETY: forwarded from the caller. `powers` checks the index; `left >= nb` holds by
+        // the callers' count (a miscount panics there instead of reading outside the table).
+        unsafe {
+            let x = L::xor(x, self.y);
+            self.y = L::zero();
+            let p = products::<L, KARATSUBA>(x, tbl, PowerTable::index(self.left));
+            self.acc.add::<KARATSUBA>(&p);
+        }
+        self.left -= nb;
+    }
+
+    /// Adds `n` bytes at `p`, zero-padded to whole blocks, a register at a time.
+    #[inline(always)]
+    unsafe fn add_bytes<D: Domain, const KARATSUBA: bool>(
+        &mut self,
+        tbl: &PowerTable,
+        p: *const u8,
+        n: usize,
+    ) {
+        let reg = 16 * L::BLOCKS;
+        let mut off = 0;
+        while off < n {
+            let m = (n - off).min(reg);
+            // SAFETY: `off + m <= n` readable bytes at `p`.
+            unsafe {
+                let v = if m == reg {
+                    L::load(p.add(off))
+                } else {
+                    L::load_partial(p.add(off), m)
+                };
+                self.add::<KARATSUBA>(tbl, field::<L, D>(v), m.div_ceil(16));
+            }
+            off += reg;
+        }
+    }
+
+    #[inline(always)]
+    unsafe fn finish<const KARATSUBA: bool>(self) -> L {
+        // SAFETY: forwarded from the caller.
+        unsafe { self.acc.reduce::<KARATSUBA>() }
+    }
+}
+
+/// Hashes `n` bytes at `p`, zero-padded to whole blocks, into `y`: strides of `N` registers
+/// with one reduction each, then the rest with one more.
+///
+/// # Safety
+/// As the [`Lanes`] methods; `n` bytes at `p` are readable.
+#[inline(always)]
+unsafe fn hash_bytes<L: Lanes, D: Domain, const N: usize, const KARATSUBA: bool>(
+    tbl: &PowerTable,
+    mut y: L,
+    p: *const u8,
+    n: usize,
+) -> L {
+    let reg = 16 * L::BLOCKS;
+    let stride = reg * N;
+    let base = PowerTable::index(N * L::BLOCKS);
+    let mut off = 0;
+    while n - off >= stride {
+        // SAFETY: `off + stride <= n` readable bytes.
+        unsafe {
+            let mut acc = Acc::<L>::zero();
+            for j in (0..N).rev() {
+                let mut v = field::<L, D>(L::load(p.add(off + reg * j)));
+                if j == 0 {
+                    v = L::xor(v, y);
+                }
+                acc.add::<KARATSUBA>(&products::<L, KARATSUBA>(v, tbl, base + L::BLOCKS * j));
+            }
+            y = acc.reduce::<KARATSUBA>();
+        }
+        off += stride;
+    }
+    if off < n {
+        // SAFETY: `n - off` readable bytes from `p + off`.
+        unsafe {
+            let mut t = Tail::new((n - off).div_ceil(16), y);
+            t.add_bytes::<D, KARATSUBA>(tbl, p.add(off), n - off);
+            y = t.finish::<KARATSUBA>();
+        }
+    }
+    y
+}
+
+/// A message: `aad` hashed, then `len` bytes of CTR (first counter block `ctr0`) from `inp` to
+/// `out`, with [`Hashing`] choosing what else is hashed, then the block `lengths`. Returns the
+/// hash as bytes (GHASH: un-reflected), or zeros with [`Hashing::Off`] (which ignores `aad`
+/// and `lengths`).
+///
+/// # Safety
+/// As the [`Lanes`] methods; `len` bytes are readable at `inp` and writable at `out`, which
+/// are equal or disjoint.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+pub(crate) unsafe fn crypt<
+    L: Lanes,
+    C: Counter,
+    D: Domain,
+    const N: usize,
+    const KARATSUBA: bool,
+>(
+    ks: &AesKeys<L>,
+    tbl: &PowerTable,
+    ctr0: &[u8; 16],
+    aad: &[u8],
+    inp: *const u8,
+    out: *mut u8,
+    len: usize,
+    hashing: Hashing,
+    lengths: &[u8; 16],
+) -> [u8; 16] {
+    let reg = 16 * L::BLOCKS;
+    let it = reg * N;
+    let hash = hashing != Hashing::Off;
+    // SAFETY (every block below): the caller's features and buffers; each pointer offset is
+    // below `len` and each access stays within it, by the loop conditions.
+    let mut ctr = unsafe { C::start::<L>(ctr0) };
+    let iters = len / it;
+    let rest = len - iters * it;
+    let aad_blocks = aad.len().div_ceil(16);
+    // A message without a whole iteration hashes a short AAD with its tail, one reduction.
+    let fold_aad = iters == 0 && aad_blocks + rest.div_ceil(16) < TOP;
+    let mut y = unsafe { L::zero() };
+    if hash && !fold_aad {
+        y = unsafe { hash_bytes::<L, D, N, KARATSUBA>(tbl, y, aad.as_ptr(), aad.len()) };
+    }
+    // CTR-only iterations: all of them without hashing, the first LAG when hashing the output
+    // (which has nothing to hash yet), none when hashing the input.
+    let ctr_iters = match hashing {
+        Hashing::Off => iters,
+        Hashing::Output => iters.min(LAG),
+        Hashing::Input => 0,
+    };
+    let mut off = 0;
+    while off < ctr_iters * it {
+        unsafe { ctr_only::<L, C, N>(ks, &mut ctr, inp.add(off), out.add(off)) };
+        off += it;
+    }
+    if hash {
+        // Stitched iterations, hashing the input at the same offset, or the output LAG
+        // iterations back (`off >= LAG * it` there: it was written LAG iterations ago).
+        let (src, lag) = match hashing {
+            Hashing::Output => (out.cast_const(), LAG * it),
+            _ => (inp, 0),
+        };
+        while len - off >= it {
+            let (s, i, o) = unsafe { (src.add(off - lag), inp.add(off), out.add(off)) };
+            unsafe { stitched::<L, C, D, N, KARATSUBA>(ks, tbl, &mut y, &mut ctr, s, i, o) };
+            off += it;
+        }
+        // The output of the first CTR-only iterations is still to be hashed: the last
+        // `ctr_iters` iterations' worth, LAG behind.
+        if hashing == Hashing::Output {
+            let from = off - ctr_iters * it;
+            y = unsafe { hash_bytes::<L, D, N, KARATSUBA>(tbl, y, out.add(from), ctr_iters * it) };
+        }
+    }
+    // The tail, a register at a time; then the length block.
+    let folded = if fold_aad { aad_blocks } else { 0 };
+    let mut t = unsafe { Tail::new(folded + rest.div_ceil(16) + 1, y) };
+    if hash && fold_aad {
+        unsafe { t.add_bytes::<D, KARATSUBA>(tbl, aad.as_ptr(), aad.len()) };
+    }
+    while off < len {
+        let n = (len - off).min(reg);
+        unsafe {
+            let [c] = C::take::<L, 1>(&mut ctr);
+            let (i, o) = (inp.add(off), out.add(off));
+            let d = if n == reg {
+                L::load(i)
+            } else {
+                L::load_partial(i, n)
+            };
+            let [r] = ks.encrypt([c], &[d]);
+            if n == reg {
+                L::store(o, r);
+            } else {
+                L::store_partial(o, n, r);
+            }
+            if hash {
+                let h = if hashing == Hashing::Input {
+                    d
+                } else {
+                    L::truncate(r, n)
+                };
+                t.add::<KARATSUBA>(tbl, field::<L, D>(h), n.div_ceil(16));
+            }
+        }
+        off += reg;
+    }
+    if !hash {
+        return [0; 16];
+    }
+    unsafe {
+        t.add::<KARATSUBA>(tbl, field::<L, D>(L::from_lane0(lengths)), 1);
+        L::lane0(field::<L, D>(t.finish::<KARATSUBA>()))
+    }
+}
+
+/// The hash of `aad`, `ct` (each zero-padded) and the block `lengths`, as bytes (GHASH:
+/// un-reflected).
+///
+/// # Safety
+/// As the [`Lanes`] methods.
+#[inline(always)]
+pub(crate) unsafe fn hash_message<L: Lanes, D: Domain, const N: usize, const KARATSUBA: bool>(
+    tbl: &PowerTable,
+    aad: &[u8],
+    ct: &[u8],
+    lengths: &[u8; 16],
+) -> [u8; 16] {
+    // SAFETY: forwarded from the caller; the slices give the pointers and lengths.
+    unsafe {
+        let y = hash_bytes::<L, D, N, KARATSUBA>(tbl, L::zero(), aad.as_ptr(), aad.len());
+        let y = hash_bytes::<L, D, N, KARATSUBA>(tbl, y, ct.as_ptr(), ct.len());
+        let mut t = Tail::new(1, y);
+        t.add::<KARATSUBA>(tbl, field::<L, D>(L::from_lane0(lengths)), 1);
+        L::lane0(field::<L, D>(t.finish::<KARATSUBA>()))
+    }
+}
+
+/// AES-ECB: encrypts each block of `blocks` in place, a register at a time.
+///
+/// # Safety
+/// As the [`Lanes`] methods.
+#[inline(always)]
+pub(crate) unsafe fn encrypt_blocks<L: Lanes>(ks: &AesKeys<L>, blocks: &mut [[u8; 16]]) {
+    for chunk in blocks.chunks_mut(L::BLOCKS) {
+        let n = 16 * chunk.len();
+        let p = chunk.as_mut_ptr().cast::<u8>();
+        // SAFETY: `chunk` is `n` readable and writable bytes, `n <= 16 * BLOCKS`.
+        unsafe {
+            let x = if chunk.len() == L::BLOCKS {
+                L::load(p)
+            } else {
+                L::load_partial(p, n)
+            };
+            let [r] = ks.encrypt([x], &[L::zero()]);
+            if chunk.len() == L::BLOCKS {
+                L::store(p, r);
+            } else {
+                L::store_partial(p, n, r);
+            }
+        }
+    }
+}
+
+/// GCM's tag mask, counter and length block around [`crypt`]: `GHASH(A, C) ^ E(J0)` (the full
+/// tag) for [`Hashing::Input`] and [`Hashing::Output`], the keystream from `inc32(J0)` over the
+/// buffer in every case.
+///
+/// # Safety
+/// As [`crypt`].
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+pub(crate) unsafe fn gcm<L: Lanes, const N: usize, const KARATSUBA: bool>(
+    rk: &RoundKeys,
+    tbl: &PowerTable,
+    j0: &[u8; 16],
+    aad: &[u8],
+    inp: *const u8,
+    out: *mut u8,
+    len: usize,
+    hashing: Hashing,
+) -> [u8; 16] {
+    let mut ctr0 = *j0;
+    let c = u32::from_be_bytes([j0[12], j0[13], j0[14], j0[15]]).wrapping_add(1);
+    ctr0[12..].copy_from_slice(&c.to_be_bytes());
+    let lengths = crate::length_block(aad.len(), len);
+    // SAFETY: forwarded from the caller.
+    unsafe {
+        let ks = AesKeys::<L>::new(rk);
+        let s = crypt::<L, Inc32, Ghash, N, KARATSUBA>(
+            &ks, tbl, &ctr0, aad, inp, out, len, hashing, &lengths,
+        );
+        if hashing == Hashing::Off {
+            return s;
+        }
+        mask(s, &ks.encrypt_block(j0))
+    }
+}
+
+/// GCM's tag of `(aad, ct)` without decrypting: `GHASH(A, C) ^ E(J0)`.
+///
+/// # Safety
+/// As the [`Lanes`] methods.
+#[inline(always)]
+pub(crate) unsafe fn gcm_tag<L: Lanes, const N: usize, const KARATSUBA: bool>(
+    rk: &RoundKeys,
+    tbl: &PowerTable,
+    j0: &[u8; 16],
+    aad: &[u8],
+    ct: &[u8],
+) -> [u8; 16] {
+    let lengths = crate::length_block(aad.len(), ct.len());
+    // SAFETY: forwarded from the caller.
+    unsafe {
+        let s = hash_message::<L, Ghash, N, KARATSUBA>(tbl, aad, ct, &lengths);
+        mask(s, &AesKeys::<L>::new(rk).encrypt_block(j0))
+    }
+}
+
+/// `s ^ m`.
+#[inline(always)]
+fn mask(mut s: [u8; 16], m: &[u8; 16]) -> [u8; 16] {
+    for (a, b) in s.iter_mut().zip(m) {
+        *a ^= b;
+    }
+    s
+}
