@@ -20,11 +20,10 @@
 
 use core::arch::aarch64::*;
 
-use crate::engine::Isa;
+use crate::engine::{Isa, Job};
 use crate::fused::Engine;
-use crate::kernel::{self, AesKeys, Hashing};
 use crate::lanes::Lanes;
-use crate::tables::{PowerTable, RoundKeys};
+use crate::tables::RoundKeys;
 
 /// Registers (blocks) per iteration.
 const N: usize = 8;
@@ -218,32 +217,15 @@ clmul_core::target_tier! {
         RoundKeys::expand(key, |w| sub_word(w))
     }
 
-    /// One block (the tag mask and the key check).
-    fn encrypt_block(rk: &RoundKeys, block: &[u8; 16]) -> [u8; 16] {
-        // SAFETY: this function has the engine's features.
-        unsafe { AesKeys::<uint8x16_t>::new(rk).encrypt_block(block) }
-    }
-
-    /// [`kernel::gcm`] on NEON registers (Karatsuba).
+    /// Runs `job` on NEON registers, eight to an iteration (Karatsuba): every kernel of the
+    /// engine is instantiated here.
     ///
     /// # Safety
-    /// As [`kernel::crypt`].
-    #[allow(clippy::too_many_arguments)]
-    unsafe fn gcm(rk: &RoundKeys, tbl: &PowerTable, j0: &[u8; 16], aad: &[u8], inp: *const u8, out: *mut u8, len: usize, hashing: Hashing) -> [u8; 16] {
-        // SAFETY: this function has the engine's features; buffers forwarded.
-        unsafe { kernel::gcm::<uint8x16_t, N, true>(rk, tbl, j0, aad, inp, out, len, hashing) }
-    }
-
-    /// [`kernel::gcm_tag`] on NEON registers.
-    fn gcm_tag(rk: &RoundKeys, tbl: &PowerTable, j0: &[u8; 16], aad: &[u8], ct: &[u8]) -> [u8; 16] {
-        // SAFETY: this function has the engine's features.
-        unsafe { kernel::gcm_tag::<uint8x16_t, N, true>(rk, tbl, j0, aad, ct) }
-    }
-
-    /// AES-ECB of `blocks`.
-    fn encrypt_blocks(rk: &RoundKeys, blocks: &mut [[u8; 16]]) {
-        // SAFETY: this function has the engine's features.
-        unsafe { kernel::encrypt_blocks(&AesKeys::<uint8x16_t>::new(rk), blocks) }
+    /// The job's obligations.
+    fn run<J: Job>(job: J) -> J::Output {
+        // SAFETY: this function has the engine's features; the job's obligations are the
+        // caller's.
+        unsafe { job.run::<uint8x16_t, N, true>() }
     }
 }
 
@@ -254,7 +236,9 @@ pub(crate) struct Armv8(());
 // SAFETY: `detect` is the only constructor (the field is private to this module) and returns
 // a token only after `available()`, which checks every feature of the module's functions.
 unsafe impl Isa for Armv8 {
-    const ENGINE: Engine = Engine::Armv8;
+    fn engine(self) -> Engine {
+        Engine::Armv8
+    }
 
     fn detect() -> Option<Self> {
         available().then_some(Armv8(()))
@@ -265,40 +249,8 @@ unsafe impl Isa for Armv8 {
         unsafe { expand(aes_key) }
     }
 
-    fn encrypt_block(self, rk: &RoundKeys, block: &[u8; 16]) -> [u8; 16] {
-        // SAFETY: as above.
-        unsafe { encrypt_block(rk, block) }
-    }
-
-    fn encrypt_blocks(self, rk: &RoundKeys, blocks: &mut [[u8; 16]]) {
-        // SAFETY: as above.
-        unsafe { encrypt_blocks(rk, blocks) }
-    }
-
-    unsafe fn gcm(
-        self,
-        rk: &RoundKeys,
-        tbl: &PowerTable,
-        j0: &[u8; 16],
-        aad: &[u8],
-        inp: *const u8,
-        out: *mut u8,
-        len: usize,
-        hashing: Hashing,
-    ) -> [u8; 16] {
-        // SAFETY: the features as above; the buffers are the caller's obligation.
-        unsafe { gcm(rk, tbl, j0, aad, inp, out, len, hashing) }
-    }
-
-    fn gcm_tag(
-        self,
-        rk: &RoundKeys,
-        tbl: &PowerTable,
-        j0: &[u8; 16],
-        aad: &[u8],
-        ct: &[u8],
-    ) -> [u8; 16] {
-        // SAFETY: as above.
-        unsafe { gcm_tag(rk, tbl, j0, aad, ct) }
+    unsafe fn run<J: Job>(self, job: J) -> J::Output {
+        // SAFETY: the token proves the features; the job's obligations are the caller's.
+        unsafe { run(job) }
     }
 }

@@ -1,24 +1,48 @@
-//! The contract between the dispatch ([`crate::fused`]) and an engine's module: the [`Isa`]
-//! trait, whose values prove that the CPU has the engine's features, and the safe operations
-//! on buffers every engine gets from it.
+//! The contract between the dispatch ([`crate::fused`]) and an engine's module.
+//!
+//! An engine is a token type ([`Isa`]) whose values prove that the CPU has the engine's
+//! features, with one way in: [`Isa::run`] runs a [`Job`] inside the engine's single
+//! `#[target_feature]` function, where the job's generic code ([`crate::kernel`]) is
+//! instantiated for the engine's register type. Every operation (GCM, its tag alone, CTR with
+//! any counter and hash domain, AES-ECB) is a job written once here; an engine's module
+//! holds only its [`Lanes`] implementation, that function and its detection.
 #![allow(unsafe_code)]
 
 use crate::fused::Engine;
-use crate::kernel::Hashing;
+use crate::kernel::{self, AesKeys, Counter, Domain, Hashing};
+use crate::lanes::Lanes;
 use crate::tables::{PowerTable, RoundKeys};
 use inout::InOutBuf;
+
+/// Work for an engine: generic code run with the engine's register type `L`, `N` registers to
+/// a stitched iteration, and Karatsuba or schoolbook multiplies.
+pub(crate) trait Job {
+    /// What the job returns.
+    type Output;
+
+    /// Whether the job runs the stitched loop, whose multiplies have an engine-chosen shape
+    /// (Karatsuba or schoolbook); the others take Karatsuba's, one instantiation.
+    const SHAPED: bool = false;
+
+    /// Runs the job.
+    ///
+    /// # Safety
+    /// The CPU has `L`'s features and this runs inlined into a function compiled with them
+    /// (an engine's `run`); and the job's own obligations, stated where it is built, hold.
+    unsafe fn run<L: Lanes, const N: usize, const KARATSUBA: bool>(self) -> Self::Output;
+}
 
 /// One fused engine, through a token type.
 ///
 /// # Safety
 ///
 /// A value of the implementing type exists only on a CPU that has every target feature the
-/// engine's `#[target_feature]` functions are compiled with: [`Isa::detect`] is its only
+/// engine's `#[target_feature]` function is compiled with: [`Isa::detect`] is its only
 /// constructor (the type has private fields) and returns a value only after the engine's
-/// detection succeeded. The methods' `unsafe` blocks rest on that.
+/// detection succeeded. The callers' `unsafe` blocks rest on that.
 pub(crate) unsafe trait Isa: Copy {
     /// The engine the token runs.
-    const ENGINE: Engine;
+    fn engine(self) -> Engine;
 
     /// The token, if this CPU runs the engine.
     fn detect() -> Option<Self>;
@@ -27,46 +51,162 @@ pub(crate) unsafe trait Isa: Copy {
     /// that is not AES's.
     fn expand(self, aes_key: &[u8]) -> Option<RoundKeys>;
 
-    /// AES encryption of one block.
-    fn encrypt_block(self, rk: &RoundKeys, block: &[u8; 16]) -> [u8; 16];
-
-    /// AES-ECB of `blocks`, in place.
-    #[allow(dead_code)]
-    fn encrypt_blocks(self, rk: &RoundKeys, blocks: &mut [[u8; 16]]);
-
-    /// GCM ([`crate::kernel::gcm`]) over `len` bytes from `inp` to `out`.
+    /// Runs `job` with the engine's features and registers.
     ///
     /// # Safety
-    /// `len` bytes are readable at `inp` and writable at `out`, which are equal or disjoint.
-    #[allow(clippy::too_many_arguments)]
-    unsafe fn gcm(
-        self,
-        rk: &RoundKeys,
-        tbl: &PowerTable,
-        j0: &[u8; 16],
-        aad: &[u8],
-        inp: *const u8,
-        out: *mut u8,
-        len: usize,
-        hashing: Hashing,
-    ) -> [u8; 16];
+    /// The job's obligations hold (the features are the token's).
+    unsafe fn run<J: Job>(self, job: J) -> J::Output;
+}
 
-    /// GCM's full tag of `(aad, ct)` without decrypting ([`crate::kernel::gcm_tag`]).
-    fn gcm_tag(
-        self,
-        rk: &RoundKeys,
-        tbl: &PowerTable,
-        j0: &[u8; 16],
-        aad: &[u8],
-        ct: &[u8],
-    ) -> [u8; 16];
+/// [`kernel::gcm`]. Obligation: `len` bytes readable at `inp` and writable at `out`, which are
+/// equal or disjoint.
+struct Gcm<'a> {
+    rk: &'a RoundKeys,
+    tbl: &'a PowerTable,
+    j0: &'a [u8; 16],
+    aad: &'a [u8],
+    inp: *const u8,
+    out: *mut u8,
+    len: usize,
+    hashing: Hashing,
+}
+
+impl Job for Gcm<'_> {
+    type Output = [u8; 16];
+    const SHAPED: bool = true;
+
+    #[inline(always)]
+    unsafe fn run<L: Lanes, const N: usize, const KARATSUBA: bool>(self) -> [u8; 16] {
+        let Gcm {
+            rk,
+            tbl,
+            j0,
+            aad,
+            inp,
+            out,
+            len,
+            hashing,
+        } = self;
+        // SAFETY: the features and the buffers are the caller's obligations.
+        unsafe { kernel::gcm::<L, N, KARATSUBA>(rk, tbl, j0, aad, inp, out, len, hashing) }
+    }
+}
+
+/// [`kernel::gcm_tag`]. No obligation of its own.
+struct GcmTag<'a> {
+    rk: &'a RoundKeys,
+    tbl: &'a PowerTable,
+    j0: &'a [u8; 16],
+    aad: &'a [u8],
+    ct: &'a [u8],
+}
+
+impl Job for GcmTag<'_> {
+    type Output = [u8; 16];
+
+    #[inline(always)]
+    unsafe fn run<L: Lanes, const N: usize, const KARATSUBA: bool>(self) -> [u8; 16] {
+        // SAFETY: the features are the caller's obligation.
+        unsafe { kernel::gcm_tag::<L, N, KARATSUBA>(self.rk, self.tbl, self.j0, self.aad, self.ct) }
+    }
+}
+
+/// AES-ECB of a few blocks, in place ([`kernel::encrypt_blocks`]). No obligation of its own.
+pub(crate) struct EncryptBlocks<'a> {
+    pub(crate) rk: &'a RoundKeys,
+    pub(crate) blocks: &'a mut [[u8; 16]],
+}
+
+impl Job for EncryptBlocks<'_> {
+    type Output = ();
+
+    #[inline(always)]
+    unsafe fn run<L: Lanes, const N: usize, const KARATSUBA: bool>(self) {
+        // SAFETY: the features are the caller's obligation.
+        unsafe { kernel::encrypt_blocks(&AesKeys::<L>::new(self.rk), self.blocks) }
+    }
+}
+
+/// [`kernel::crypt`] with any counter flavour `C` and hash domain `D` (AES-GCM-SIV's
+/// building block; until it lands, the kernel's tests run it). Obligation: as [`Gcm`]'s.
+#[cfg_attr(not(test), allow(dead_code))]
+pub(crate) struct Crypt<'a, C, D> {
+    pub(crate) rk: &'a RoundKeys,
+    pub(crate) tbl: &'a PowerTable,
+    pub(crate) ctr0: &'a [u8; 16],
+    pub(crate) aad: &'a [u8],
+    pub(crate) inp: *const u8,
+    pub(crate) out: *mut u8,
+    pub(crate) len: usize,
+    pub(crate) hashing: Hashing,
+    pub(crate) lengths: &'a [u8; 16],
+    pub(crate) flavour: core::marker::PhantomData<(C, D)>,
+}
+
+impl<C: Counter, D: Domain> Job for Crypt<'_, C, D> {
+    type Output = [u8; 16];
+    const SHAPED: bool = true;
+
+    #[inline(always)]
+    unsafe fn run<L: Lanes, const N: usize, const KARATSUBA: bool>(self) -> [u8; 16] {
+        let Crypt {
+            rk,
+            tbl,
+            ctr0,
+            aad,
+            inp,
+            out,
+            len,
+            hashing,
+            lengths,
+            ..
+        } = self;
+        // SAFETY: the features and the buffers are the caller's obligations.
+        unsafe {
+            let ks = AesKeys::<L>::new(rk);
+            kernel::crypt::<L, C, D, N, KARATSUBA>(
+                &ks, tbl, ctr0, aad, inp, out, len, hashing, lengths,
+            )
+        }
+    }
+}
+
+/// [`kernel::hash_message`] in domain `D` (AES-GCM-SIV's POLYVAL of the plaintext; until it
+/// lands, the kernel's tests run it). No obligation of its own.
+#[cfg_attr(not(test), allow(dead_code))]
+pub(crate) struct Hash<'a, D> {
+    pub(crate) tbl: &'a PowerTable,
+    pub(crate) aad: &'a [u8],
+    pub(crate) data: &'a [u8],
+    pub(crate) lengths: &'a [u8; 16],
+    pub(crate) domain: core::marker::PhantomData<D>,
+}
+
+impl<D: Domain> Job for Hash<'_, D> {
+    type Output = [u8; 16];
+
+    #[inline(always)]
+    unsafe fn run<L: Lanes, const N: usize, const KARATSUBA: bool>(self) -> [u8; 16] {
+        // SAFETY: the features are the caller's obligation.
+        unsafe {
+            kernel::hash_message::<L, D, N, KARATSUBA>(self.tbl, self.aad, self.data, self.lengths)
+        }
+    }
+}
+
+/// AES encryption of one block.
+pub(crate) fn encrypt_block<I: Isa>(isa: I, rk: &RoundKeys, block: &[u8; 16]) -> [u8; 16] {
+    let mut b = [*block];
+    // SAFETY: `EncryptBlocks` has no obligation of its own; `isa` proves the features.
+    unsafe { isa.run(EncryptBlocks { rk, blocks: &mut b }) };
+    b[0]
 }
 
 /// Our key schedule for `aes_key`, if it has an AES length and reproduces `h = E_K(0^128)`
 /// (which proves the caller's cipher is AES under that key), compared in constant time.
 pub(crate) fn checked_schedule<I: Isa>(isa: I, aes_key: &[u8], h: &[u8; 16]) -> Option<RoundKeys> {
     let rk = isa.expand(aes_key)?;
-    let e0 = isa.encrypt_block(&rk, &[0; 16]);
+    let e0 = encrypt_block(isa, &rk, &[0; 16]);
     ctutils::CtEq::ct_eq(&e0[..], &h[..])
         .to_bool()
         .then_some(rk)
@@ -84,9 +224,18 @@ pub(crate) fn seal<I: Isa>(
 ) -> [u8; 16] {
     let len = buffer.len();
     let (inp, out) = buffer.into_raw();
-    // SAFETY: `isa` proves the features (the trait's contract); `InOutBuf` guarantees `len`
-    // valid bytes at `inp` and `out`, equal or disjoint.
-    unsafe { isa.gcm(rk, tbl, j0, aad, inp, out, len, Hashing::Output) }
+    let job = Gcm {
+        rk,
+        tbl,
+        j0,
+        aad,
+        inp,
+        out,
+        len,
+        hashing: Hashing::Output,
+    };
+    // SAFETY: `InOutBuf` guarantees `len` valid bytes at `inp` and `out`, equal or disjoint.
+    unsafe { isa.run(job) }
 }
 
 /// Decrypts `buffer` in place in one pass; returns the expected full tag.
@@ -99,9 +248,19 @@ pub(crate) fn open_in_place<I: Isa>(
     aad: &[u8],
     buffer: &mut [u8],
 ) -> [u8; 16] {
-    let p = buffer.as_mut_ptr();
-    // SAFETY: as in `seal`; one buffer, read and written in place.
-    unsafe { isa.gcm(rk, tbl, j0, aad, p, p, buffer.len(), Hashing::Input) }
+    let (p, len) = (buffer.as_mut_ptr(), buffer.len());
+    let job = Gcm {
+        rk,
+        tbl,
+        j0,
+        aad,
+        inp: p,
+        out: p,
+        len,
+        hashing: Hashing::Input,
+    };
+    // SAFETY: one buffer of `len` bytes, read and written in place.
+    unsafe { isa.run(job) }
 }
 
 /// The keystream from `inc32(J0)` XORed over the input, written to the output.
@@ -115,6 +274,38 @@ pub(crate) fn ctr<I: Isa>(
 ) {
     let len = buffer.len();
     let (inp, out) = buffer.into_raw();
+    let job = Gcm {
+        rk,
+        tbl,
+        j0,
+        aad: &[],
+        inp,
+        out,
+        len,
+        hashing: Hashing::Off,
+    };
     // SAFETY: as in `seal`.
-    unsafe { isa.gcm(rk, tbl, j0, &[], inp, out, len, Hashing::Off) };
+    unsafe { isa.run(job) };
+}
+
+/// GCM's full tag of `(aad, ct)` without decrypting.
+#[inline]
+pub(crate) fn tag<I: Isa>(
+    isa: I,
+    rk: &RoundKeys,
+    tbl: &PowerTable,
+    j0: &[u8; 16],
+    aad: &[u8],
+    ct: &[u8],
+) -> [u8; 16] {
+    // SAFETY: `GcmTag` has no obligation of its own.
+    unsafe {
+        isa.run(GcmTag {
+            rk,
+            tbl,
+            j0,
+            aad,
+            ct,
+        })
+    }
 }

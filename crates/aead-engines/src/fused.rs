@@ -29,11 +29,9 @@ use inout::InOutBuf;
 #[cfg(all(target_arch = "aarch64", target_endian = "little"))]
 use crate::aarch64::Armv8;
 #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
-use crate::x86::aesni_gcm::AesNi;
+use crate::x86::AesNi;
 #[cfg(target_arch = "x86_64")]
-use crate::x86::vaes256::Vaes256;
-#[cfg(target_arch = "x86_64")]
-use crate::x86::vaes512::Vaes512;
+use crate::x86::{Vaes256, Vaes512};
 
 /// A fused kernel family, or the generic two-pass path.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -47,9 +45,14 @@ pub enum Engine {
     /// VAES + VPCLMULQDQ on 256-bit registers (AVX2), 16 blocks per iteration.
     #[cfg(target_arch = "x86_64")]
     Vaes256,
-    /// VAES + VPCLMULQDQ on 512-bit registers, 32 blocks per iteration.
+    /// VAES + VPCLMULQDQ on 512-bit registers, 32 blocks per iteration, Karatsuba multiplies
+    /// (three a register: AMD's Zen 4 issues a 512-bit multiply every other cycle).
     #[cfg(target_arch = "x86_64")]
     Vaes512,
+    /// The 512-bit engine with schoolbook multiplies (four a register, no shuffle or XOR for
+    /// the middle term: Intel's port 5 runs every 512-bit multiply and shuffle).
+    #[cfg(target_arch = "x86_64")]
+    Vaes512Schoolbook,
     /// ARMv8 AES + PMULL, 8 blocks per iteration.
     #[cfg(all(target_arch = "aarch64", target_endian = "little"))]
     Armv8,
@@ -63,6 +66,8 @@ impl Engine {
         Engine::AesNi,
         #[cfg(target_arch = "x86_64")]
         Engine::Vaes256,
+        #[cfg(target_arch = "x86_64")]
+        Engine::Vaes512Schoolbook,
         #[cfg(target_arch = "x86_64")]
         Engine::Vaes512,
         #[cfg(all(target_arch = "aarch64", target_endian = "little"))]
@@ -78,7 +83,7 @@ impl Engine {
             #[cfg(target_arch = "x86_64")]
             Engine::Vaes256 => Vaes256::detect().is_some(),
             #[cfg(target_arch = "x86_64")]
-            Engine::Vaes512 => Vaes512::detect().is_some(),
+            Engine::Vaes512 | Engine::Vaes512Schoolbook => Vaes512::detect().is_some(),
             #[cfg(all(target_arch = "aarch64", target_endian = "little"))]
             Engine::Armv8 => Armv8::detect().is_some(),
         }
@@ -90,12 +95,18 @@ impl Engine {
     }
 
     /// The fastest engine this CPU can run for AES keys (the generic one when the build sets
-    /// `--cfg polyval_backend="soft"`, which asks for portable code only).
+    /// `--cfg polyval_backend="soft"`, which asks for portable code only): the last available
+    /// one of [`Engine::ALL`], except that Intel's CPUs get the 512-bit schoolbook shape.
     pub fn detect() -> Engine {
         if cfg!(polyval_backend = "soft") {
             return Engine::Generic;
         }
-        Self::available().last().unwrap_or(Engine::Generic)
+        let best = Self::available().last().unwrap_or(Engine::Generic);
+        #[cfg(target_arch = "x86_64")]
+        if best == Engine::Vaes512 && crate::x86::intel() {
+            return Engine::Vaes512Schoolbook;
+        }
+        best
     }
 }
 
@@ -168,7 +179,11 @@ impl Token {
             #[cfg(target_arch = "x86_64")]
             Engine::Vaes256 => Vaes256::detect().map(Token::Vaes256),
             #[cfg(target_arch = "x86_64")]
-            Engine::Vaes512 => Vaes512::detect().map(Token::Vaes512),
+            Engine::Vaes512 => Vaes512::detect().map(|t| Token::Vaes512(t.karatsuba(true))),
+            #[cfg(target_arch = "x86_64")]
+            Engine::Vaes512Schoolbook => {
+                Vaes512::detect().map(|t| Token::Vaes512(t.karatsuba(false)))
+            }
             #[cfg(all(target_arch = "aarch64", target_endian = "little"))]
             Engine::Armv8 => Armv8::detect().map(Token::Armv8),
         }
@@ -198,10 +213,7 @@ impl Fused {
 
     /// The engine these round keys run on.
     pub fn engine(&self) -> Engine {
-        fn of<I: Isa>(_: I) -> Engine {
-            I::ENGINE
-        }
-        dispatch!(self.token, t => of(t))
+        dispatch!(self.token, t => t.engine())
     }
 
     /// Encrypts `buffer` (input to output) with the keystream from `inc32(J0)` and returns the
@@ -236,7 +248,7 @@ impl Fused {
             Err(TagMismatch)
         } else {
             let ct = buffer.get_in();
-            let expected = dispatch!(self.token, t => t.gcm_tag(rk, tbl, j0, aad, ct));
+            let expected = dispatch!(self.token, t => engine::tag(t, rk, tbl, j0, aad, ct));
             if !tag_matches(&expected, tag) {
                 return Err(TagMismatch);
             }

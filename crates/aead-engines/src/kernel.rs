@@ -59,8 +59,9 @@
 //! Counters and lengths are public: they decide branches and addresses. Keys and data never
 //! do.
 #![allow(unsafe_code)]
-// The SIV flavours are used by the kernel's tests until AES-GCM-SIV (issue #15) uses them.
-#![cfg_attr(not(test), allow(dead_code))]
+
+#[cfg(test)]
+mod tests;
 
 use crate::lanes::{Lanes, fence, xor3};
 use crate::tables::{PowerTable, RoundKeys, TOP};
@@ -87,7 +88,8 @@ pub(crate) struct AesKeys<L> {
 }
 
 impl<L: Lanes> AesKeys<L> {
-    /// The registers for `rk`.
+    /// The registers for `rk` (loops, not closures: a closure in this generic code would be
+    /// compiled without the engine's features).
     ///
     /// # Safety
     /// As the [`Lanes`] methods.
@@ -97,31 +99,32 @@ impl<L: Lanes> AesKeys<L> {
         let shift = usize::from(L::KEY_FIRST);
         // The first slot of `extra` in use: 4, 2 or 0.
         let extra_from = 14 - r;
-        // SAFETY (all blocks below): forwarded from the caller. (Loops, not closures: a
-        // closure here would be compiled without the engine's features.)
-        let mut ks = AesKeys {
-            first: unsafe { L::broadcast(rk.key(if L::KEY_FIRST { r - 1 } else { 0 })) },
-            extra: [unsafe { L::zero() }; 4],
-            mid: [unsafe { L::zero() }; 9],
-            last: unsafe { L::broadcast(rk.key(r)) },
-            rounds: r,
-        };
-        for j in extra_from..4 {
-            ks.extra[j] = unsafe { L::broadcast(rk.key(j - extra_from + 1 - shift)) };
+        // SAFETY: forwarded from the caller.
+        unsafe {
+            let mut ks = AesKeys {
+                first: L::broadcast(rk.key(if L::KEY_FIRST { r - 1 } else { 0 })),
+                extra: [L::zero(); 4],
+                mid: [L::zero(); 9],
+                last: L::broadcast(rk.key(r)),
+                rounds: r,
+            };
+            for j in extra_from..4 {
+                ks.extra[j] = L::broadcast(rk.key(j - extra_from + 1 - shift));
+            }
+            for (i, k) in ks.mid.iter_mut().enumerate() {
+                *k = L::broadcast(rk.key(r - 9 + i - shift));
+            }
+            ks
         }
-        for i in 0..9 {
-            ks.mid[i] = unsafe { L::broadcast(rk.key(r - 9 + i - shift)) };
-        }
-        ks
     }
 
     /// The start of a block's encryption: the whitening key (x86), nothing (ARMv8).
     #[inline(always)]
     unsafe fn begin(&self, x: L) -> L {
-        // SAFETY: forwarded from the caller.
         if L::KEY_FIRST {
             x
         } else {
+            // SAFETY: forwarded from the caller.
             unsafe { L::xor(x, self.first) }
         }
     }
@@ -129,17 +132,11 @@ impl<L: Lanes> AesKeys<L> {
     /// The extra rounds of AES-192 (two) and AES-256 (four), on every register of `x`.
     #[inline(always)]
     unsafe fn extra<const N: usize>(&self, x: &mut [L; N]) {
-        // SAFETY (all blocks below): forwarded from the caller.
+        let from = if self.rounds > 12 { 0 } else { 2 };
         if self.rounds > 10 {
-            if self.rounds > 12 {
-                for k in &self.extra[..2] {
-                    for v in x.iter_mut() {
-                        *v = unsafe { L::aes_round(*v, *k) };
-                    }
-                }
-            }
-            for k in &self.extra[2..] {
+            for k in &self.extra[from..] {
                 for v in x.iter_mut() {
+                    // SAFETY: forwarded from the caller.
                     *v = unsafe { L::aes_round(*v, *k) };
                 }
             }
@@ -169,18 +166,20 @@ impl<L: Lanes> AesKeys<L> {
     /// Encrypts `N` registers, each XORed with the matching `data` register.
     #[inline(always)]
     unsafe fn encrypt<const N: usize>(&self, mut x: [L; N], data: &[L; N]) -> [L; N] {
-        // SAFETY (all blocks below): forwarded from the caller.
-        for v in &mut x {
-            *v = unsafe { self.begin(*v) };
-        }
-        unsafe { self.extra(&mut x) };
-        for i in 0..9 {
+        // SAFETY: forwarded from the caller.
+        unsafe {
             for v in &mut x {
-                *v = unsafe { self.mid(i, *v) };
+                *v = self.begin(*v);
             }
-        }
-        for (v, d) in x.iter_mut().zip(data) {
-            *v = unsafe { self.end(*v, *d) };
+            self.extra(&mut x);
+            for i in 0..9 {
+                for v in &mut x {
+                    *v = self.mid(i, *v);
+                }
+            }
+            for (v, d) in x.iter_mut().zip(data) {
+                *v = self.end(*v, *d);
+            }
         }
         x
     }
@@ -253,16 +252,11 @@ impl Counter for Inc32 {
     #[inline(always)]
     unsafe fn start<L: Lanes>(first: &[u8; 16]) -> Inc32State<L> {
         let ctr = u32::from_be_bytes([first[12], first[13], first[14], first[15]]);
+        // Byte-reversed, the counter is the lane's low word, where a 32-bit add does `inc32`
+        // (wrapping) for each lane's offset.
         // SAFETY: forwarded from the caller.
-        unsafe {
-            // Byte-reversed, the counter is the lane's low word, where a 32-bit add does
-            // `inc32` (wrapping) for each lane's offset.
-            let rev = L::reverse(L::broadcast(first));
-            Inc32State {
-                be: L::reverse(L::add32(rev, lane_offsets())),
-                ctr,
-            }
-        }
+        let be = unsafe { L::reverse(L::add32(L::reverse(L::broadcast(first)), lane_offsets())) };
+        Inc32State { be, ctr }
     }
 
     /// While the counter's low byte does not wrap within the `N` registers and the step after
@@ -274,18 +268,20 @@ impl Counter for Inc32 {
         let n = (L::BLOCKS * N) as u32;
         let b = L::BLOCKS as u32;
         let mut out = [s.be; N];
-        // SAFETY (all blocks below): forwarded from the caller.
-        if (s.ctr & 0xff) + n + b <= 256 {
-            for (i, v) in out.iter_mut().enumerate().skip(1) {
-                *v = unsafe { L::add32(s.be, word(3, (b * i as u32) << 24)) };
+        // SAFETY: forwarded from the caller.
+        unsafe {
+            if (s.ctr & 0xff) + n + b <= 256 {
+                for (i, v) in out.iter_mut().enumerate().skip(1) {
+                    *v = L::add32(s.be, word(3, (b * i as u32) << 24));
+                }
+                s.be = L::add32(s.be, word(3, n << 24));
+            } else {
+                let rev = L::reverse(s.be);
+                for (i, v) in out.iter_mut().enumerate().skip(1) {
+                    *v = L::reverse(L::add32(rev, word(0, b * i as u32)));
+                }
+                s.be = L::reverse(L::add32(rev, word(0, n)));
             }
-            s.be = unsafe { L::add32(s.be, word(3, n << 24)) };
-        } else {
-            let rev = unsafe { L::reverse(s.be) };
-            for (i, v) in out.iter_mut().enumerate().skip(1) {
-                *v = unsafe { L::reverse(L::add32(rev, word(0, b * i as u32))) };
-            }
-            s.be = unsafe { L::reverse(L::add32(rev, word(0, n))) };
         }
         s.ctr = s.ctr.wrapping_add(n);
         out
@@ -293,7 +289,9 @@ impl Counter for Inc32 {
 }
 
 /// AES-GCM-SIV's counter (RFC 8452, section 4): the first four bytes of the block are a
-/// little-endian 32-bit counter, incremented modulo 2^32; the other twelve stay.
+/// little-endian 32-bit counter, incremented modulo 2^32; the other twelve stay. (Until
+/// AES-GCM-SIV lands, the kernel's tests use it.)
+#[cfg_attr(not(test), allow(dead_code))]
 pub(crate) struct Le32;
 
 impl Counter for Le32 {
@@ -309,11 +307,13 @@ impl Counter for Le32 {
     unsafe fn take<L: Lanes, const N: usize>(s: &mut L) -> [L; N] {
         let b = L::BLOCKS as u32;
         let mut out = [*s; N];
-        // SAFETY (both blocks): forwarded from the caller.
-        for (i, v) in out.iter_mut().enumerate().skip(1) {
-            *v = unsafe { L::add32(*s, word(0, b * i as u32)) };
+        // SAFETY: forwarded from the caller.
+        unsafe {
+            for (i, v) in out.iter_mut().enumerate().skip(1) {
+                *v = L::add32(*s, word(0, b * i as u32));
+            }
+            *s = L::add32(*s, word(0, b * N as u32));
         }
-        *s = unsafe { L::add32(*s, word(0, b * N as u32)) };
         out
     }
 }
@@ -331,7 +331,9 @@ impl Domain for Ghash {
     const REFLECT: bool = true;
 }
 
-/// POLYVAL (AES-GCM-SIV): blocks as they are.
+/// POLYVAL (AES-GCM-SIV): blocks as they are. (Until AES-GCM-SIV lands, the kernel's tests
+/// use it.)
+#[cfg_attr(not(test), allow(dead_code))]
 pub(crate) struct Polyval;
 
 impl Domain for Polyval {
@@ -341,8 +343,8 @@ impl Domain for Polyval {
 /// A register of data as field elements.
 #[inline(always)]
 unsafe fn field<L: Lanes, D: Domain>(v: L) -> L {
-    // SAFETY: forwarded from the caller.
     if D::REFLECT {
+        // SAFETY: forwarded from the caller.
         unsafe { L::reverse(v) }
     } else {
         v
@@ -377,18 +379,20 @@ unsafe fn products<L: Lanes, const KARATSUBA: bool>(x: L, tbl: &PowerTable, i: u
         if KARATSUBA {
             let hx = L::load_powers(tbl.middles(i));
             let xx = L::xor(x, L::swap_halves(x));
+            let (lo, mi, hi) = (L::clmul_lo(x, h), L::clmul_lo(xx, hx), L::clmul_hi(x, h));
             Prod {
-                lo: L::clmul_lo(x, h),
-                mi: L::clmul_lo(xx, hx),
+                lo,
+                mi,
                 mi2: L::zero(),
-                hi: L::clmul_hi(x, h),
+                hi,
             }
         } else {
+            let (lo, hi) = (L::clmul_lo(x, h), L::clmul_hi(x, h));
             Prod {
-                lo: L::clmul_lo(x, h),
+                lo,
                 mi: L::clmul_hi_lo(x, h),
                 mi2: L::clmul_lo_hi(x, h),
-                hi: L::clmul_hi(x, h),
+                hi,
             }
         }
     }
@@ -411,13 +415,14 @@ impl<L: Lanes> Acc<L> {
     unsafe fn pair<const KARATSUBA: bool>(a: &Prod<L>, b: &Prod<L>) -> Self {
         // SAFETY: forwarded from the caller.
         unsafe {
+            let mi = if KARATSUBA {
+                L::xor(a.mi, b.mi)
+            } else {
+                L::xor(xor3(a.mi, a.mi2, b.mi), b.mi2)
+            };
             Acc {
                 lo: L::xor(a.lo, b.lo),
-                mi: if KARATSUBA {
-                    L::xor(a.mi, b.mi)
-                } else {
-                    L::xor(xor3(a.mi, a.mi2, b.mi), b.mi2)
-                },
+                mi,
                 hi: L::xor(a.hi, b.hi),
             }
         }
@@ -517,7 +522,7 @@ struct Ghashed<'a, L> {
     tbl: &'a PowerTable,
     /// The table index of the iteration's highest power.
     base: usize,
-    _l: core::marker::PhantomData<L>,
+    lanes: core::marker::PhantomData<L>,
 }
 
 impl<L: Lanes> Ghashed<'_, L> {
@@ -566,7 +571,8 @@ impl<L: Lanes> Ghashed<'_, L> {
 /// of data at `src` are hashed into `y`. AES middle round `i` is followed by GHASH step `i`:
 /// steps `0..N` multiply groups `N-1..0` (group 0, last, adds the running hash, needed as
 /// late as possible), pairs of them summed with three-way XORs; steps `N`, `N+1` and `N+2`
-/// reduce. Steps left when the middle rounds run out follow them.
+/// reduce. Steps left when the middle rounds run out follow them; every load of `src` comes
+/// before the stores to `out` (they may be the same memory).
 ///
 /// # Safety
 /// As the [`Lanes`] methods; `16 * BLOCKS * N` bytes are readable at `src` and `inp` and
@@ -582,70 +588,71 @@ unsafe fn stitched<L: Lanes, C: Counter, D: Domain, const N: usize, const KARATS
     inp: *const u8,
     out: *mut u8,
 ) {
-    // The steps must fit the unrolled rounds and the `after!` list below.
-    const { assert!(N >= 1 && N + 3 <= 17) };
+    // The steps must fit the unrolled rounds and the `after!` list below, and every load of
+    // `src` (steps `0..N`) must come within the rounds, before the stores.
+    const { assert!(N >= 1 && N <= 9) };
     let reg = 16 * L::BLOCKS;
-    let base = PowerTable::index(N * L::BLOCKS);
-    // SAFETY (every block below): the caller's pointers and features; register `g` of an
-    // iteration is bytes `reg * g..reg * (g + 1)` of the caller's `reg * N`.
-    let mut x: [L; N] = unsafe { C::take::<L, N>(ctr) };
-    for v in &mut x {
-        *v = unsafe { ks.begin(*v) };
-    }
-    unsafe { ks.extra(&mut x) };
-    let mut acc = unsafe { Acc::<L>::zero() };
-    let mut pend: Option<Prod<L>> = None;
     let g = Ghashed::<L> {
         src,
         tbl,
-        base,
-        _l: core::marker::PhantomData,
+        base: PowerTable::index(N * L::BLOCKS),
+        lanes: core::marker::PhantomData,
     };
-    // The nine middle rounds, unrolled in the source (a loop here stays a loop, with the step
-    // chosen at run time), each followed by its GHASH step and a fence on the live registers.
-    macro_rules! rounds {
-        ($($i:literal)*) => {$(
-            for v in &mut x {
-                *v = unsafe { ks.mid($i, *v) };
-            }
-            unsafe { g.step::<D, N, KARATSUBA>($i, &mut acc, &mut pend, y) };
-            // The live GHASH registers until the reduction is done (the accumulator from the
-            // first pair on).
-            if $i < N + 2 {
-                if $i >= 1 {
-                    for v in [&mut acc.lo, &mut acc.mi, &mut acc.hi] {
-                        unsafe { fence(v) };
+    // SAFETY: the caller's pointers and features; register `j` of an iteration is bytes
+    // `reg * j..reg * (j + 1)` of the caller's `reg * N`.
+    unsafe {
+        let mut x: [L; N] = C::take::<L, N>(ctr);
+        for v in &mut x {
+            *v = ks.begin(*v);
+        }
+        ks.extra(&mut x);
+        let mut acc = Acc::<L>::zero();
+        let mut pend: Option<Prod<L>> = None;
+        // The nine middle rounds, unrolled in the source (a loop here stays a loop, with the
+        // step chosen at run time), each followed by its GHASH step and a fence on the live
+        // registers: the accumulator from the first pair on, until the reduction is done.
+        macro_rules! rounds {
+            ($($i:literal)*) => {$(
+                for v in &mut x {
+                    *v = ks.mid($i, *v);
+                }
+                g.step::<D, N, KARATSUBA>($i, &mut acc, &mut pend, y);
+                if $i < N + 2 {
+                    if $i >= 1 {
+                        for v in [&mut acc.lo, &mut acc.mi, &mut acc.hi] {
+                            fence(v);
+                        }
+                    }
+                    if let Some(p) = &mut pend {
+                        for v in [&mut p.lo, &mut p.mi, &mut p.hi] {
+                            fence(v);
+                        }
+                        if !KARATSUBA {
+                            fence(&mut p.mi2);
+                        }
                     }
                 }
-                if let Some(p) = &mut pend {
-                    for v in [&mut p.lo, &mut p.mi, &mut p.hi] {
-                        unsafe { fence(v) };
-                    }
-                    if !KARATSUBA {
-                        unsafe { fence(&mut p.mi2) };
-                    }
+                for v in &mut x {
+                    fence(v);
                 }
-            }
-            for v in &mut x {
-                unsafe { fence(v) };
-            }
-        )*};
-    }
-    rounds!(0 1 2 3 4 5 6 7 8);
-    for g in 0..N {
-        x[g] = unsafe { ks.end(x[g], L::load(inp.add(reg * g))) };
-    }
-    // The steps left (with eight registers: the second fold and the lane sum).
-    macro_rules! after {
-        ($($s:literal)*) => {$(
-            if $s < N + 3 {
-                unsafe { g.step::<D, N, KARATSUBA>($s, &mut acc, &mut pend, y) };
-            }
-        )*};
-    }
-    after!(9 10 11 12 13 14 15 16);
-    for (g, v) in x.iter().enumerate() {
-        unsafe { L::store(out.add(reg * g), *v) };
+            )*};
+        }
+        rounds!(0 1 2 3 4 5 6 7 8);
+        for (j, v) in x.iter_mut().enumerate() {
+            *v = ks.end(*v, L::load(inp.add(reg * j)));
+        }
+        // The steps left (with eight registers: the second fold and the lane sum).
+        macro_rules! after {
+            ($($s:literal)*) => {$(
+                if $s < N + 3 {
+                    g.step::<D, N, KARATSUBA>($s, &mut acc, &mut pend, y);
+                }
+            )*};
+        }
+        after!(9 10 11);
+        for (j, v) in x.iter().enumerate() {
+            L::store(out.add(reg * j), *v);
+        }
     }
 }
 
@@ -665,12 +672,12 @@ unsafe fn ctr_only<L: Lanes, C: Counter, const N: usize>(
     unsafe {
         let x = C::take::<L, N>(ctr);
         let mut data = [L::zero(); N];
-        for (g, d) in data.iter_mut().enumerate() {
-            *d = L::load(inp.add(reg * g));
+        for (j, d) in data.iter_mut().enumerate() {
+            *d = L::load(inp.add(reg * j));
         }
         let x = ks.encrypt(x, &data);
-        for (g, v) in x.iter().enumerate() {
-            L::store(out.add(reg * g), *v);
+        for (j, v) in x.iter().enumerate() {
+            L::store(out.add(reg * j), *v);
         }
     }
 }
@@ -689,22 +696,21 @@ impl<L: Lanes> Tail<L> {
     #[inline(always)]
     unsafe fn new(left: usize, y: L) -> Self {
         // SAFETY: forwarded from the caller.
-        Tail {
-            acc: unsafe { Acc::zero() },
-            left,
-            y,
-        }
+        let acc = unsafe { Acc::zero() };
+        Tail { acc, left, y }
     }
 
     /// Adds the `nb <= BLOCKS` field elements in the low lanes of `x` (the others zero).
     #[inline(always)]
     unsafe fn add<const KARATSUBA: bool>(&mut self, tbl: &PowerTable, x: L, nb: usize) {
-        // SAFETY: forwarded from the caller. `powers` checks the index; `left >= nb` holds by
-        // the callers' count (a miscount panics there instead of reading outside the table).
+        // `powers` checks the index; `left >= nb` holds by the callers' count (a miscount
+        // panics there instead of reading outside the table).
+        let i = PowerTable::index(self.left);
+        // SAFETY: forwarded from the caller.
         unsafe {
             let x = L::xor(x, self.y);
             self.y = L::zero();
-            let p = products::<L, KARATSUBA>(x, tbl, PowerTable::index(self.left));
+            let p = products::<L, KARATSUBA>(x, tbl, i);
             self.acc.add::<KARATSUBA>(&p);
         }
         self.left -= nb;
@@ -722,7 +728,7 @@ impl<L: Lanes> Tail<L> {
         let mut off = 0;
         while off < n {
             let m = (n - off).min(reg);
-            // SAFETY: `off + m <= n` readable bytes at `p`.
+            // SAFETY: `off + m <= n` readable bytes at `p`; the caller's features.
             unsafe {
                 let v = if m == reg {
                     L::load(p.add(off))
@@ -735,10 +741,18 @@ impl<L: Lanes> Tail<L> {
         }
     }
 
+    /// Adds the block `b` and reduces: the hash, as bytes (GHASH: un-reflected).
     #[inline(always)]
-    unsafe fn finish<const KARATSUBA: bool>(self) -> L {
+    unsafe fn finish<D: Domain, const KARATSUBA: bool>(
+        mut self,
+        tbl: &PowerTable,
+        b: &[u8; 16],
+    ) -> [u8; 16] {
         // SAFETY: forwarded from the caller.
-        unsafe { self.acc.reduce::<KARATSUBA>() }
+        unsafe {
+            self.add::<KARATSUBA>(tbl, field::<L, D>(L::from_lane0(b)), 1);
+            L::lane0(field::<L, D>(self.acc.reduce::<KARATSUBA>()))
+        }
     }
 }
 
@@ -758,9 +772,10 @@ unsafe fn hash_bytes<L: Lanes, D: Domain, const N: usize, const KARATSUBA: bool>
     let stride = reg * N;
     let base = PowerTable::index(N * L::BLOCKS);
     let mut off = 0;
-    while n - off >= stride {
-        // SAFETY: `off + stride <= n` readable bytes.
-        unsafe {
+    // SAFETY: the caller's features; `off + stride <= n` readable bytes in the loop, `n - off`
+    // from `p + off` after it.
+    unsafe {
+        while n - off >= stride {
             let mut acc = Acc::<L>::zero();
             for j in (0..N).rev() {
                 let mut v = field::<L, D>(L::load(p.add(off + reg * j)));
@@ -770,15 +785,12 @@ unsafe fn hash_bytes<L: Lanes, D: Domain, const N: usize, const KARATSUBA: bool>
                 acc.add::<KARATSUBA>(&products::<L, KARATSUBA>(v, tbl, base + L::BLOCKS * j));
             }
             y = acc.reduce::<KARATSUBA>();
+            off += stride;
         }
-        off += stride;
-    }
-    if off < n {
-        // SAFETY: `n - off` readable bytes from `p + off`.
-        unsafe {
+        if off < n {
             let mut t = Tail::new((n - off).div_ceil(16), y);
             t.add_bytes::<D, KARATSUBA>(tbl, p.add(off), n - off);
-            y = t.finish::<KARATSUBA>();
+            y = t.acc.reduce::<KARATSUBA>();
         }
     }
     y
@@ -814,18 +826,11 @@ pub(crate) unsafe fn crypt<
     let reg = 16 * L::BLOCKS;
     let it = reg * N;
     let hash = hashing != Hashing::Off;
-    // SAFETY (every block below): the caller's features and buffers; each pointer offset is
-    // below `len` and each access stays within it, by the loop conditions.
-    let mut ctr = unsafe { C::start::<L>(ctr0) };
     let iters = len / it;
     let rest = len - iters * it;
     let aad_blocks = aad.len().div_ceil(16);
     // A message without a whole iteration hashes a short AAD with its tail, one reduction.
     let fold_aad = iters == 0 && aad_blocks + rest.div_ceil(16) < TOP;
-    let mut y = unsafe { L::zero() };
-    if hash && !fold_aad {
-        y = unsafe { hash_bytes::<L, D, N, KARATSUBA>(tbl, y, aad.as_ptr(), aad.len()) };
-    }
     // CTR-only iterations: all of them without hashing, the first LAG when hashing the output
     // (which has nothing to hash yet), none when hashing the input.
     let ctr_iters = match hashing {
@@ -833,39 +838,47 @@ pub(crate) unsafe fn crypt<
         Hashing::Output => iters.min(LAG),
         Hashing::Input => 0,
     };
-    let mut off = 0;
-    while off < ctr_iters * it {
-        unsafe { ctr_only::<L, C, N>(ks, &mut ctr, inp.add(off), out.add(off)) };
-        off += it;
-    }
-    if hash {
-        // Stitched iterations, hashing the input at the same offset, or the output LAG
-        // iterations back (`off >= LAG * it` there: it was written LAG iterations ago).
-        let (src, lag) = match hashing {
-            Hashing::Output => (out.cast_const(), LAG * it),
-            _ => (inp, 0),
-        };
-        while len - off >= it {
-            let (s, i, o) = unsafe { (src.add(off - lag), inp.add(off), out.add(off)) };
-            unsafe { stitched::<L, C, D, N, KARATSUBA>(ks, tbl, &mut y, &mut ctr, s, i, o) };
+    // SAFETY: the caller's features and buffers; every offset below is at most `len` and
+    // every access of `n` bytes at offset `off` has `off + n <= len`, by the loop conditions.
+    unsafe {
+        let mut ctr = C::start::<L>(ctr0);
+        let mut y = L::zero();
+        if hash && !fold_aad {
+            y = hash_bytes::<L, D, N, KARATSUBA>(tbl, y, aad.as_ptr(), aad.len());
+        }
+        let mut off = 0;
+        while off < ctr_iters * it {
+            ctr_only::<L, C, N>(ks, &mut ctr, inp.add(off), out.add(off));
             off += it;
         }
-        // The output of the first CTR-only iterations is still to be hashed: the last
-        // `ctr_iters` iterations' worth, LAG behind.
-        if hashing == Hashing::Output {
-            let from = off - ctr_iters * it;
-            y = unsafe { hash_bytes::<L, D, N, KARATSUBA>(tbl, y, out.add(from), ctr_iters * it) };
+        if hash {
+            // Stitched iterations, hashing the input at the same offset, or the output LAG
+            // iterations back (`off >= LAG * it` there: it was written LAG iterations ago).
+            let (src, lag) = match hashing {
+                Hashing::Output => (out.cast_const(), LAG * it),
+                _ => (inp, 0),
+            };
+            while len - off >= it {
+                let (s, i, o) = (src.add(off - lag), inp.add(off), out.add(off));
+                stitched::<L, C, D, N, KARATSUBA>(ks, tbl, &mut y, &mut ctr, s, i, o);
+                off += it;
+            }
+            // The output of the first CTR-only iterations is still to be hashed: the last
+            // `ctr_iters` iterations' worth, LAG behind.
+            if hashing == Hashing::Output {
+                let from = off - ctr_iters * it;
+                y = hash_bytes::<L, D, N, KARATSUBA>(tbl, y, out.add(from), ctr_iters * it);
+            }
         }
-    }
-    // The tail, a register at a time; then the length block.
-    let folded = if fold_aad { aad_blocks } else { 0 };
-    let mut t = unsafe { Tail::new(folded + rest.div_ceil(16) + 1, y) };
-    if hash && fold_aad {
-        unsafe { t.add_bytes::<D, KARATSUBA>(tbl, aad.as_ptr(), aad.len()) };
-    }
-    while off < len {
-        let n = (len - off).min(reg);
-        unsafe {
+        // The tail, a register at a time (the out-of-order core overlaps them); then the length
+        // block.
+        let folded = if fold_aad { aad_blocks } else { 0 };
+        let mut t = Tail::new(folded + rest.div_ceil(16) + 1, y);
+        if hash && fold_aad {
+            t.add_bytes::<D, KARATSUBA>(tbl, aad.as_ptr(), aad.len());
+        }
+        while off < len {
+            let n = (len - off).min(reg);
             let [c] = C::take::<L, 1>(&mut ctr);
             let (i, o) = (inp.add(off), out.add(off));
             let d = if n == reg {
@@ -887,19 +900,17 @@ pub(crate) unsafe fn crypt<
                 };
                 t.add::<KARATSUBA>(tbl, field::<L, D>(h), n.div_ceil(16));
             }
+            off += reg;
         }
-        off += reg;
-    }
-    if !hash {
-        return [0; 16];
-    }
-    unsafe {
-        t.add::<KARATSUBA>(tbl, field::<L, D>(L::from_lane0(lengths)), 1);
-        L::lane0(field::<L, D>(t.finish::<KARATSUBA>()))
+        if hash {
+            t.finish::<D, KARATSUBA>(tbl, lengths)
+        } else {
+            [0; 16]
+        }
     }
 }
 
-/// The hash of `aad`, `ct` (each zero-padded) and the block `lengths`, as bytes (GHASH:
+/// The hash of `aad`, `data` (each zero-padded) and the block `lengths`, as bytes (GHASH:
 /// un-reflected).
 ///
 /// # Safety
@@ -908,16 +919,17 @@ pub(crate) unsafe fn crypt<
 pub(crate) unsafe fn hash_message<L: Lanes, D: Domain, const N: usize, const KARATSUBA: bool>(
     tbl: &PowerTable,
     aad: &[u8],
-    ct: &[u8],
+    data: &[u8],
     lengths: &[u8; 16],
 ) -> [u8; 16] {
     // SAFETY: forwarded from the caller; the slices give the pointers and lengths.
     unsafe {
-        let y = hash_bytes::<L, D, N, KARATSUBA>(tbl, L::zero(), aad.as_ptr(), aad.len());
-        let y = hash_bytes::<L, D, N, KARATSUBA>(tbl, y, ct.as_ptr(), ct.len());
-        let mut t = Tail::new(1, y);
-        t.add::<KARATSUBA>(tbl, field::<L, D>(L::from_lane0(lengths)), 1);
-        L::lane0(field::<L, D>(t.finish::<KARATSUBA>()))
+        // One call site for both inputs: the wide loop is the bulk of the code.
+        let mut y = L::zero();
+        for d in [aad, data] {
+            y = hash_bytes::<L, D, N, KARATSUBA>(tbl, y, d.as_ptr(), d.len());
+        }
+        Tail::new(1, y).finish::<D, KARATSUBA>(tbl, lengths)
     }
 }
 
@@ -928,17 +940,19 @@ pub(crate) unsafe fn hash_message<L: Lanes, D: Domain, const N: usize, const KAR
 #[inline(always)]
 pub(crate) unsafe fn encrypt_blocks<L: Lanes>(ks: &AesKeys<L>, blocks: &mut [[u8; 16]]) {
     for chunk in blocks.chunks_mut(L::BLOCKS) {
+        let whole = chunk.len() == L::BLOCKS;
         let n = 16 * chunk.len();
         let p = chunk.as_mut_ptr().cast::<u8>();
-        // SAFETY: `chunk` is `n` readable and writable bytes, `n <= 16 * BLOCKS`.
+        // SAFETY: `chunk` is `n` readable and writable bytes, `n <= 16 * BLOCKS`; the
+        // caller's features.
         unsafe {
-            let x = if chunk.len() == L::BLOCKS {
+            let x = if whole {
                 L::load(p)
             } else {
                 L::load_partial(p, n)
             };
             let [r] = ks.encrypt([x], &[L::zero()]);
-            if chunk.len() == L::BLOCKS {
+            if whole {
                 L::store(p, r);
             } else {
                 L::store_partial(p, n, r);

@@ -1,4 +1,4 @@
-//! AES round keys (FIPS-197 key expansion) with AES-NI, and single blocks.
+//! AES round keys (FIPS-197 key expansion) with AES-NI, for every x86 engine.
 //!
 //! The expansion is the word-by-word schedule of FIPS-197 §5.2 for 128-, 192- and 256-bit
 //! keys; `SubWord` is computed by `aeskeygenassist` (the AES S-box in hardware), so no table is
@@ -24,27 +24,5 @@ clmul_core::target_tier! {
     /// Expands a 16-, 24- or 32-byte key (other lengths get `None`).
     pub(crate) fn expand(key: &[u8]) -> Option<RoundKeys> {
         RoundKeys::expand(key, |w| sub_word(w))
-    }
-
-    /// Encrypts one block, in a register (the GCM tag mask `E(J0)` of every x86 engine).
-    #[inline]
-    pub(crate) fn encrypt_xmm(keys: &RoundKeys, block: &[u8; 16]) -> __m128i {
-        let load = |b: &[u8; 16]| {
-            // SAFETY: 16 readable bytes, unaligned load.
-            unsafe { _mm_loadu_si128(b.as_ptr().cast()) }
-        };
-        let mut x = _mm_xor_si128(load(block), load(keys.key(0)));
-        for r in 1..keys.rounds() {
-            x = _mm_aesenc_si128(x, load(keys.key(r)));
-        }
-        _mm_aesenclast_si128(x, load(keys.key(keys.rounds())))
-    }
-
-    /// Encrypts one block.
-    pub(crate) fn encrypt_block(keys: &RoundKeys, block: &[u8; 16]) -> [u8; 16] {
-        let mut out = [0u8; 16];
-        // SAFETY: 16 writable bytes, unaligned store.
-        unsafe { _mm_storeu_si128(out.as_mut_ptr().cast(), encrypt_xmm(keys, block)) };
-        out
     }
 }

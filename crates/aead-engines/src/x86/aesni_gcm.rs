@@ -2,244 +2,35 @@
 //! block per `xmm`, eight registers (blocks) per iteration; x86 and x86_64 CPUs without VAES.
 //!
 //! What the instruction set changes: no masked loads and stores (a partial block goes
-//! through the stack), no three-way XOR; on 32-bit x86 only eight `xmm` registers, so the
-//! round keys and products are read from the stack (`aesenc xmm, m128`).
+//! through the stack, the trait's default), no three-way XOR; on 32-bit x86 only eight `xmm`
+//! registers, so the round keys and products are read from the stack (`aesenc xmm, m128`).
 
 #[cfg(target_arch = "x86")]
 use core::arch::x86::*;
 #[cfg(target_arch = "x86_64")]
 use core::arch::x86_64::*;
 
-use crate::engine::Isa;
 use crate::fused::Engine;
-use crate::kernel::{self, AesKeys, Hashing};
-use crate::lanes::Lanes;
-use crate::tables::{PowerTable, RoundKeys};
 
-/// Registers (blocks) per iteration.
-const N: usize = 8;
-
-impl Lanes for __m128i {
-    const BLOCKS: usize = 1;
-    const KEY_FIRST: bool = false;
-
-    #[inline(always)]
-    unsafe fn zero() -> Self {
-        // SAFETY: the caller runs with this engine's features.
-        unsafe { _mm_setzero_si128() }
-    }
-
-    #[inline(always)]
-    unsafe fn load(p: *const u8) -> Self {
-        // SAFETY: the caller guarantees 16 readable bytes; `loadu` needs no alignment.
-        unsafe { _mm_loadu_si128(p.cast()) }
-    }
-
-    #[inline(always)]
-    unsafe fn store(p: *mut u8, v: Self) {
-        // SAFETY: the caller guarantees 16 writable bytes.
-        unsafe { _mm_storeu_si128(p.cast(), v) }
-    }
-
-    #[inline(always)]
-    unsafe fn broadcast(b: &[u8; 16]) -> Self {
-        // SAFETY: 16 readable bytes.
-        unsafe { _mm_loadu_si128(b.as_ptr().cast()) }
-    }
-
-    #[inline(always)]
-    unsafe fn from_lane0(b: &[u8; 16]) -> Self {
-        // SAFETY: 16 readable bytes.
-        unsafe { _mm_loadu_si128(b.as_ptr().cast()) }
-    }
-
-    #[inline(always)]
-    unsafe fn lane0(v: Self) -> [u8; 16] {
-        let mut b = [0u8; 16];
-        // SAFETY: 16 writable bytes.
-        unsafe { _mm_storeu_si128(b.as_mut_ptr().cast(), v) };
-        b
-    }
-
-    #[inline(always)]
-    unsafe fn from_words(w: &[u32; 16]) -> Self {
-        // SAFETY: 16 readable bytes.
-        unsafe { _mm_loadu_si128(w.as_ptr().cast()) }
-    }
-
-    #[inline(always)]
-    unsafe fn load_powers(p: &[u128; 4]) -> Self {
-        // SAFETY: 16 readable bytes.
-        unsafe { _mm_loadu_si128(p.as_ptr().cast()) }
-    }
-
-    #[inline(always)]
-    unsafe fn xor(a: Self, b: Self) -> Self {
-        // SAFETY: the caller runs with this engine's features.
-        unsafe { _mm_xor_si128(a, b) }
-    }
-
-    #[inline(always)]
-    unsafe fn and(a: Self, b: Self) -> Self {
-        // SAFETY: as above.
-        unsafe { _mm_and_si128(a, b) }
-    }
-
-    #[inline(always)]
-    unsafe fn add32(a: Self, b: Self) -> Self {
-        // SAFETY: as above.
-        unsafe { _mm_add_epi32(a, b) }
-    }
-
-    #[inline(always)]
-    unsafe fn reverse(v: Self) -> Self {
-        // SAFETY: as above (SSSE3).
-        unsafe {
-            _mm_shuffle_epi8(
-                v,
-                _mm_set_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
-            )
-        }
-    }
-
-    #[inline(always)]
-    unsafe fn swap_halves(v: Self) -> Self {
-        // SAFETY: as above.
-        unsafe { _mm_shuffle_epi32::<0x4e>(v) }
-    }
-
-    #[inline(always)]
-    unsafe fn clmul_lo(a: Self, b: Self) -> Self {
-        // SAFETY: as above.
-        unsafe { _mm_clmulepi64_si128::<0x00>(a, b) }
-    }
-
-    #[inline(always)]
-    unsafe fn clmul_hi(a: Self, b: Self) -> Self {
-        // SAFETY: as above.
-        unsafe { _mm_clmulepi64_si128::<0x11>(a, b) }
-    }
-
-    #[inline(always)]
-    unsafe fn clmul_hi_lo(a: Self, b: Self) -> Self {
-        // SAFETY: as above.
-        unsafe { _mm_clmulepi64_si128::<0x01>(a, b) }
-    }
-
-    #[inline(always)]
-    unsafe fn clmul_lo_hi(a: Self, b: Self) -> Self {
-        // SAFETY: as above.
-        unsafe { _mm_clmulepi64_si128::<0x10>(a, b) }
-    }
-
-    #[inline(always)]
-    unsafe fn fold_lanes(v: Self) -> Self {
-        v
-    }
-
-    #[inline(always)]
-    unsafe fn aes_round(x: Self, k: Self) -> Self {
-        // SAFETY: as above.
-        unsafe { _mm_aesenc_si128(x, k) }
-    }
-
-    #[inline(always)]
-    unsafe fn aes_last(x: Self, k: Self) -> Self {
-        // SAFETY: as above.
-        unsafe { _mm_aesenclast_si128(x, k) }
-    }
-
-    #[inline(always)]
-    unsafe fn fence_asm(v: &mut Self) {
-        // SAFETY: the template is empty: no instruction runs, `v` stays in its register.
-        unsafe {
-            core::arch::asm!(
-                "/* {0} */",
-                inout(xmm_reg) * v,
-                options(nomem, nostack, preserves_flags)
-            )
-        };
-    }
+super::x86_engine! {
+    lanes: __m128i, blocks: 1, regs: 8,
+    detect: ["aes", "pclmulqdq", "sse2", "ssse3"],
+    engines: (Engine::AesNi, Engine::AesNi), shapes: false,
+    asm: (xmm_reg, "sse2"),
+    zero: _mm_setzero_si128, load: _mm_loadu_si128, store: _mm_storeu_si128,
+    xor: _mm_xor_si128, and: _mm_and_si128, add32: _mm_add_epi32,
+    shuffle_bytes: _mm_shuffle_epi8, shuffle_words: _mm_shuffle_epi32,
+    clmul: _mm_clmulepi64_si128,
+    aesenc: _mm_aesenc_si128, aesenclast: _mm_aesenclast_si128,
+    from128: same, zext: same, to128: same, fold: same,
+    overrides: {}
 }
 
-clmul_core::target_tier! {
-    detect cpuid = ["aes", "pclmulqdq", "sse2", "ssse3"];
-
-    /// [`kernel::gcm`] on 128-bit registers (Karatsuba).
-    ///
-    /// # Safety
-    /// As [`kernel::crypt`].
-    #[allow(clippy::too_many_arguments)]
-    pub(super) unsafe fn gcm(rk: &RoundKeys, tbl: &PowerTable, j0: &[u8; 16], aad: &[u8], inp: *const u8, out: *mut u8, len: usize, hashing: Hashing) -> [u8; 16] {
-        // SAFETY: this function has the engine's features; buffers forwarded.
-        unsafe { kernel::gcm::<__m128i, N, true>(rk, tbl, j0, aad, inp, out, len, hashing) }
-    }
-
-    /// [`kernel::gcm_tag`] on 128-bit registers.
-    pub(super) fn gcm_tag(rk: &RoundKeys, tbl: &PowerTable, j0: &[u8; 16], aad: &[u8], ct: &[u8]) -> [u8; 16] {
-        // SAFETY: this function has the engine's features.
-        unsafe { kernel::gcm_tag::<__m128i, N, true>(rk, tbl, j0, aad, ct) }
-    }
-
-    /// AES-ECB of `blocks`, one to a register.
-    pub(super) fn encrypt_blocks(rk: &RoundKeys, blocks: &mut [[u8; 16]]) {
-        // SAFETY: this function has the engine's features.
-        unsafe { kernel::encrypt_blocks(&AesKeys::<__m128i>::new(rk), blocks) }
-    }
-}
-
-/// This engine's token: it exists only where AES-NI, PCLMULQDQ and SSSE3 are.
-#[derive(Clone, Copy)]
-pub(crate) struct AesNi(());
-
-// SAFETY: `detect` is the only constructor (the field is private to this module) and returns
-// a token only after `available()`, which checks every feature of the module's functions.
-unsafe impl Isa for AesNi {
-    const ENGINE: Engine = Engine::AesNi;
-
-    fn detect() -> Option<Self> {
-        available().then_some(AesNi(()))
-    }
-
-    fn expand(self, aes_key: &[u8]) -> Option<RoundKeys> {
-        // SAFETY: the token proves AES-NI and SSE2.
-        unsafe { super::aesni::expand(aes_key) }
-    }
-
-    fn encrypt_block(self, rk: &RoundKeys, block: &[u8; 16]) -> [u8; 16] {
-        // SAFETY: as above.
-        unsafe { super::aesni::encrypt_block(rk, block) }
-    }
-
-    fn encrypt_blocks(self, rk: &RoundKeys, blocks: &mut [[u8; 16]]) {
-        // SAFETY: the token proves this module's features.
-        unsafe { encrypt_blocks(rk, blocks) }
-    }
-
-    unsafe fn gcm(
-        self,
-        rk: &RoundKeys,
-        tbl: &PowerTable,
-        j0: &[u8; 16],
-        aad: &[u8],
-        inp: *const u8,
-        out: *mut u8,
-        len: usize,
-        hashing: Hashing,
-    ) -> [u8; 16] {
-        // SAFETY: the features as above; the buffers are the caller's obligation.
-        unsafe { gcm(rk, tbl, j0, aad, inp, out, len, hashing) }
-    }
-
-    fn gcm_tag(
-        self,
-        rk: &RoundKeys,
-        tbl: &PowerTable,
-        j0: &[u8; 16],
-        aad: &[u8],
-        ct: &[u8],
-    ) -> [u8; 16] {
-        // SAFETY: the features as above.
-        unsafe { gcm_tag(rk, tbl, j0, aad, ct) }
-    }
+/// The register as it is (one lane: broadcasting, widening and folding are nothing).
+///
+/// # Safety
+/// None (`unsafe` for the table's sake: its other entries are intrinsics).
+#[inline(always)]
+unsafe fn same(v: __m128i) -> __m128i {
+    v
 }

@@ -1,8 +1,26 @@
-//! x86/x86_64 engines: the [`Lanes`](crate::lanes::Lanes) of each register width with the
-//! entry points of the stitched kernel, and the AES-NI key expansion they share.
+//! x86/x86_64 engines: the [`Lanes`] of each register width, their detection, and the AES-NI
+//! key expansion they share.
+//!
+//! The three widths (`xmm` with AES-NI, `ymm` and `zmm` with VAES) run the same kernel, and
+//! their instructions differ only in name, so one macro ([`x86_engine!`]) writes each
+//! engine's [`Lanes`] implementation, detection and `#[target_feature]` entry point from a
+//! table of intrinsics; what an instruction set changes beyond names (AVX-512's masked
+//! partial loads and `vpternlogq`) is passed in as overriding methods, visibly, in that
+//! engine's module. One token type, [`X86`], serves the three.
 //!
 //! The x86 `unsafe` code of the crate lives here, next to the intrinsics.
 #![allow(unsafe_code)]
+
+#[cfg(target_arch = "x86")]
+use core::arch::x86::__m128i;
+#[cfg(target_arch = "x86_64")]
+use core::arch::x86_64::__m128i;
+use core::marker::PhantomData;
+
+use crate::engine::{Isa, Job};
+use crate::fused::Engine;
+use crate::lanes::Lanes;
+use crate::tables::RoundKeys;
 
 pub(crate) mod aesni;
 pub(crate) mod aesni_gcm;
@@ -11,11 +29,303 @@ pub(crate) mod vaes256;
 #[cfg(target_arch = "x86_64")]
 pub(crate) mod vaes512;
 
-/// Whether the CPU is Intel's (CPUID leaf 0 vendor `GenuineIntel`): the 512-bit engine's loop
-/// shape follows the vendor's execution ports (see [`vaes512`]). Read once, then cached. Under
-/// Miri, which cannot execute CPUID, false.
+/// An x86 register width with its engine: detection and the `#[target_feature]` entry point
+/// of its module.
+pub(crate) trait Width: Lanes {
+    /// Whether the module has a schoolbook shape besides the Karatsuba one.
+    const SHAPES: bool;
+
+    /// The engine, with Karatsuba (or, `false`, schoolbook) multiplies.
+    fn engine(karatsuba: bool) -> Engine;
+
+    /// Whether this CPU has the module's features (detected once, then cached).
+    fn available() -> bool;
+
+    /// Runs `job` in the module's `#[target_feature]` entry point.
+    ///
+    /// # Safety
+    /// `available()` returned true; the job's obligations hold.
+    unsafe fn run<J: Job, const KARATSUBA: bool>(job: J) -> J::Output;
+}
+
+/// The token of the x86 engine of width `W`: it exists only where `W`'s detection succeeded
+/// (its fields are private to this module, and [`Isa::detect`] is the only constructor).
+pub(crate) struct X86<W> {
+    karatsuba: bool,
+    width: PhantomData<W>,
+}
+
+impl<W> Clone for X86<W> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<W> Copy for X86<W> {}
+
 #[cfg(target_arch = "x86_64")]
-fn intel() -> bool {
+impl<W: Width> X86<W> {
+    /// The token with the chosen loop shape (only the 512-bit engine has two).
+    pub(crate) fn karatsuba(self, karatsuba: bool) -> Self {
+        X86 {
+            karatsuba: karatsuba || !W::SHAPES,
+            width: PhantomData,
+        }
+    }
+}
+
+/// The AES-NI engine (128-bit registers, x86 and x86_64).
+pub(crate) type AesNi = X86<__m128i>;
+/// The 256-bit VAES engine.
+#[cfg(target_arch = "x86_64")]
+pub(crate) type Vaes256 = X86<core::arch::x86_64::__m256i>;
+/// The 512-bit VAES engine (both shapes).
+#[cfg(target_arch = "x86_64")]
+pub(crate) type Vaes512 = X86<core::arch::x86_64::__m512i>;
+
+// SAFETY: `detect` is the only constructor (the fields are private to this module) and returns
+// a token only after `W::available()`, the detection of `W`'s module, whose features are those
+// of `W::run` (and include AES-NI and SSE2, which `expand` needs).
+unsafe impl<W: Width> Isa for X86<W> {
+    fn engine(self) -> Engine {
+        W::engine(self.karatsuba)
+    }
+
+    fn detect() -> Option<Self> {
+        W::available().then_some(X86 {
+            karatsuba: true,
+            width: PhantomData,
+        })
+    }
+
+    fn expand(self, aes_key: &[u8]) -> Option<RoundKeys> {
+        // SAFETY: every x86 engine's features include AES-NI and SSE2 (the token proves them).
+        unsafe { aesni::expand(aes_key) }
+    }
+
+    unsafe fn run<J: Job>(self, job: J) -> J::Output {
+        // SAFETY: the token proves detection; the job's obligations are the caller's.
+        unsafe {
+            if W::SHAPES && J::SHAPED && !self.karatsuba {
+                W::run::<J, false>(job)
+            } else {
+                W::run::<J, true>(job)
+            }
+        }
+    }
+}
+
+/// Writes an x86 engine's module body from its intrinsics: `impl Lanes for $ty` (plus the
+/// `overrides`, methods in place of the trait's defaults), the module's detection and
+/// `#[target_feature]` entry point `run` (instantiating a [`Job`] with `$ty` and `$n`
+/// registers to an iteration), and `impl Width for $ty`.
+///
+/// The names: `$from128` puts a block in every lane, `$zext` in lane 0 only, `$to128` takes
+/// lane 0, `$fold` XORs the lanes into one block; `($reg, $feat)` is the `asm!` register class
+/// of the fence and the feature it needs.
+macro_rules! x86_engine {
+    (
+        lanes: $ty:ident, blocks: $blocks:expr, regs: $n:expr,
+        detect: [$($f:tt),+] $(+ ymm [$($y:tt),+])?,
+        engines: ($karatsuba:expr, $schoolbook:expr), shapes: $shapes:expr,
+        asm: ($reg:ident, $feat:literal),
+        zero: $zero:ident, load: $load:ident, store: $store:ident,
+        xor: $xor:ident, and: $and:ident, add32: $add32:ident,
+        shuffle_bytes: $pshufb:ident, shuffle_words: $pshufd:ident, clmul: $clmul:ident,
+        aesenc: $aesenc:ident, aesenclast: $aesenclast:ident,
+        from128: $from128:ident, zext: $zext:ident, to128: $to128:ident, fold: $fold:ident,
+        overrides: { $($item:item)* }
+    ) => {
+        impl $crate::lanes::Lanes for $ty {
+            const BLOCKS: usize = $blocks;
+            const KEY_FIRST: bool = false;
+
+            #[inline(always)]
+            unsafe fn zero() -> Self {
+                // SAFETY: the caller runs with this engine's features.
+                unsafe { $zero() }
+            }
+
+            #[inline(always)]
+            unsafe fn load(p: *const u8) -> Self {
+                // SAFETY: the caller guarantees 16 * BLOCKS readable bytes; no alignment.
+                unsafe { $load(p.cast()) }
+            }
+
+            #[inline(always)]
+            unsafe fn store(p: *mut u8, v: Self) {
+                // SAFETY: the caller guarantees 16 * BLOCKS writable bytes.
+                unsafe { $store(p.cast(), v) }
+            }
+
+            #[inline(always)]
+            unsafe fn broadcast(b: &[u8; 16]) -> Self {
+                // SAFETY: 16 readable bytes; the caller's features.
+                unsafe { $from128(_mm_loadu_si128(b.as_ptr().cast())) }
+            }
+
+            #[inline(always)]
+            unsafe fn from_lane0(b: &[u8; 16]) -> Self {
+                // SAFETY: as above.
+                unsafe { $zext(_mm_loadu_si128(b.as_ptr().cast())) }
+            }
+
+            #[inline(always)]
+            unsafe fn lane0(v: Self) -> [u8; 16] {
+                let mut b = [0u8; 16];
+                // SAFETY: 16 writable bytes; the caller's features.
+                unsafe { _mm_storeu_si128(b.as_mut_ptr().cast(), $to128(v)) };
+                b
+            }
+
+            #[inline(always)]
+            unsafe fn from_words(w: &[u32; 16]) -> Self {
+                // SAFETY: 64 readable bytes, of which the register takes 16 * BLOCKS.
+                unsafe { $load(w.as_ptr().cast()) }
+            }
+
+            #[inline(always)]
+            unsafe fn load_powers(p: &[u128; 4]) -> Self {
+                // SAFETY: as above.
+                unsafe { $load(p.as_ptr().cast()) }
+            }
+
+            #[inline(always)]
+            unsafe fn xor(a: Self, b: Self) -> Self {
+                // SAFETY: the caller's features (in every method below too).
+                unsafe { $xor(a, b) }
+            }
+
+            #[inline(always)]
+            unsafe fn and(a: Self, b: Self) -> Self {
+                // SAFETY: as above.
+                unsafe { $and(a, b) }
+            }
+
+            #[inline(always)]
+            unsafe fn add32(a: Self, b: Self) -> Self {
+                // SAFETY: as above.
+                unsafe { $add32(a, b) }
+            }
+
+            #[inline(always)]
+            unsafe fn reverse(v: Self) -> Self {
+                // SAFETY: as above.
+                unsafe {
+                    let m = _mm_set_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+                    $pshufb(v, $from128(m))
+                }
+            }
+
+            #[inline(always)]
+            unsafe fn swap_halves(v: Self) -> Self {
+                // SAFETY: as above.
+                unsafe { $pshufd::<0x4e>(v) }
+            }
+
+            #[inline(always)]
+            unsafe fn clmul_lo(a: Self, b: Self) -> Self {
+                // SAFETY: as above.
+                unsafe { $clmul::<0x00>(a, b) }
+            }
+
+            #[inline(always)]
+            unsafe fn clmul_hi(a: Self, b: Self) -> Self {
+                // SAFETY: as above.
+                unsafe { $clmul::<0x11>(a, b) }
+            }
+
+            #[inline(always)]
+            unsafe fn clmul_hi_lo(a: Self, b: Self) -> Self {
+                // SAFETY: as above.
+                unsafe { $clmul::<0x01>(a, b) }
+            }
+
+            #[inline(always)]
+            unsafe fn clmul_lo_hi(a: Self, b: Self) -> Self {
+                // SAFETY: as above.
+                unsafe { $clmul::<0x10>(a, b) }
+            }
+
+            #[inline(always)]
+            unsafe fn fold_lanes(v: Self) -> Self {
+                // SAFETY: as above.
+                unsafe { $zext($fold(v)) }
+            }
+
+            #[inline(always)]
+            unsafe fn aes_round(x: Self, k: Self) -> Self {
+                // SAFETY: as above.
+                unsafe { $aesenc(x, k) }
+            }
+
+            #[inline(always)]
+            unsafe fn aes_last(x: Self, k: Self) -> Self {
+                // SAFETY: as above.
+                unsafe { $aesenclast(x, k) }
+            }
+
+            #[inline(always)]
+            unsafe fn fence_asm(v: &mut Self) {
+                // SAFETY: forwarded from the caller.
+                unsafe { fence_asm(v) }
+            }
+
+            $($item)*
+        }
+
+        /// [`Lanes::fence_asm`]: the register class needs its feature enabled where the
+        /// `asm!` is.
+        ///
+        /// # Safety
+        /// The CPU has the feature.
+        #[inline]
+        #[target_feature(enable = $feat)]
+        unsafe fn fence_asm(v: &mut $ty) {
+            // SAFETY: the template is empty: no instruction runs, `v` stays in its register.
+            unsafe { core::arch::asm!("/* {0} */", inout($reg) *v, options(nomem, nostack, preserves_flags)) };
+        }
+
+        clmul_core::target_tier! {
+            detect cpuid = [$($f),+] $(+ ymm [$($y),+])?;
+
+            /// Runs `job` on this engine's registers, `$n` to an iteration: every kernel of
+            /// the engine is instantiated here.
+            ///
+            /// # Safety
+            /// The job's obligations.
+            fn run<J: $crate::engine::Job, const KARATSUBA: bool>(job: J) -> J::Output {
+                // SAFETY: this function has the engine's features; the job's obligations are
+                // the caller's.
+                unsafe { job.run::<$ty, { $n }, KARATSUBA>() }
+            }
+        }
+
+        impl $crate::x86::Width for $ty {
+            const SHAPES: bool = $shapes;
+
+            fn engine(karatsuba: bool) -> $crate::fused::Engine {
+                if karatsuba { $karatsuba } else { $schoolbook }
+            }
+
+            fn available() -> bool {
+                available()
+            }
+
+            unsafe fn run<J: $crate::engine::Job, const KARATSUBA: bool>(job: J) -> J::Output {
+                // SAFETY: forwarded from the caller (detection and the job's obligations).
+                unsafe { run::<J, KARATSUBA>(job) }
+            }
+        }
+    };
+}
+pub(crate) use x86_engine;
+
+/// Whether the CPU is Intel's (CPUID leaf 0 vendor `GenuineIntel`): [`Engine::detect`] gives
+/// Intel the 512-bit engine's schoolbook shape (see [`vaes512`]). Read once, then cached.
+/// Under Miri, which cannot execute CPUID, false.
+#[cfg(target_arch = "x86_64")]
+pub(crate) fn intel() -> bool {
     use core::sync::atomic::{AtomicU8, Ordering};
     static CACHE: AtomicU8 = AtomicU8::new(0);
     match CACHE.load(Ordering::Relaxed) {

@@ -1,0 +1,358 @@
+//! The kernel's flavours on every engine this CPU runs, against references written from the
+//! definitions: AES from the `aes` crate, counters block by block (GCM's `inc32`, AES-GCM-SIV's
+//! little-endian first word, RFC 8452 section 4), POLYVAL by Horner's rule with the portable
+//! field product, GHASH through `clmul_core`'s portable backend. Engines the CPU lacks are
+//! skipped with a message. (The AES-GCM engines as a whole are tested through both `aes-gcm`
+//! APIs, in `crates/gcm/tests/suite`.)
+
+extern crate std;
+
+use std::vec::Vec;
+use std::{eprintln, format, vec};
+
+use aes::cipher::{BlockCipherEncrypt, KeyInit};
+
+use super::{Counter, Domain, Ghash, Hashing, Inc32, Le32, Polyval};
+use crate::engine::{Crypt, EncryptBlocks, Hash, Isa};
+use crate::tables::{PowerTable, TOP};
+
+/// A small deterministic generator (xorshift), so failures reproduce.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+
+    fn bytes(&mut self, n: usize) -> Vec<u8> {
+        (0..n).map(|_| self.next() as u8).collect()
+    }
+
+    fn block(&mut self) -> [u8; 16] {
+        let mut b = [0u8; 16];
+        b.copy_from_slice(&self.bytes(16));
+        b
+    }
+}
+
+/// AES-ECB with the `aes` crate.
+fn aes_ref(key: &[u8], block: &[u8; 16]) -> [u8; 16] {
+    let mut b = (*block).into();
+    match key.len() {
+        16 => aes::Aes128::new_from_slice(key)
+            .unwrap()
+            .encrypt_block(&mut b),
+        24 => aes::Aes192::new_from_slice(key)
+            .unwrap()
+            .encrypt_block(&mut b),
+        _ => aes::Aes256::new_from_slice(key)
+            .unwrap()
+            .encrypt_block(&mut b),
+    }
+    b.into()
+}
+
+/// A counter flavour's reference: block `i` after `first`.
+trait CounterRef: Counter {
+    fn nth(first: &[u8; 16], i: u32) -> [u8; 16];
+}
+
+impl CounterRef for Inc32 {
+    fn nth(first: &[u8; 16], i: u32) -> [u8; 16] {
+        let mut b = *first;
+        let c = u32::from_be_bytes([b[12], b[13], b[14], b[15]]).wrapping_add(i);
+        b[12..].copy_from_slice(&c.to_be_bytes());
+        b
+    }
+}
+
+impl CounterRef for Le32 {
+    fn nth(first: &[u8; 16], i: u32) -> [u8; 16] {
+        let mut b = *first;
+        let c = u32::from_le_bytes([b[0], b[1], b[2], b[3]]).wrapping_add(i);
+        b[..4].copy_from_slice(&c.to_le_bytes());
+        b
+    }
+}
+
+/// A hash domain's reference: the hash of whole zero-padded inputs.
+trait DomainRef: Domain {
+    fn table(h: &[u8; 16]) -> PowerTable;
+    fn hash(h: &[u8; 16], inputs: &[&[u8]]) -> [u8; 16];
+}
+
+impl DomainRef for Polyval {
+    fn table(h: &[u8; 16]) -> PowerTable {
+        PowerTable::polyval(h)
+    }
+
+    /// RFC 8452 section 3: `S_j = (S_(j-1) + X_j) * H * x^-128`, from `S_0 = 0`.
+    fn hash(h: &[u8; 16], inputs: &[&[u8]]) -> [u8; 16] {
+        let h = u128::from_le_bytes(*h);
+        let mut s = 0u128;
+        for data in inputs {
+            for chunk in data.chunks(16) {
+                let mut b = [0u8; 16];
+                b[..chunk.len()].copy_from_slice(chunk);
+                s = clmul_core::soft::dot(s ^ u128::from_le_bytes(b), h);
+            }
+        }
+        s.to_le_bytes()
+    }
+}
+
+impl DomainRef for Ghash {
+    fn table(h: &[u8; 16]) -> PowerTable {
+        PowerTable::ghash(h)
+    }
+
+    /// GHASH on the portable backend.
+    fn hash(h: &[u8; 16], inputs: &[&[u8]]) -> [u8; 16] {
+        let g = clmul_core::Ghash::with_backend(h, clmul_core::Backend::Portable).unwrap();
+        let mut acc = [0u8; 16];
+        for data in inputs {
+            g.update_detached_padded(&mut acc, data);
+        }
+        acc
+    }
+}
+
+/// Runs the generic check `$check::<I: Isa>(isa)` on every engine this CPU runs (the 512-bit
+/// one in both shapes), naming those it lacks.
+macro_rules! on_every_engine {
+    ($check:ident) => {{
+        let mut ran = 0;
+        let mut skip = |what: &str| eprintln!("note: this CPU lacks the {what} engine; skipped");
+        #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+        match crate::x86::AesNi::detect() {
+            Some(t) => {
+                $check(t);
+                ran += 1;
+            }
+            None => skip("AES-NI"),
+        }
+        #[cfg(target_arch = "x86_64")]
+        match crate::x86::Vaes256::detect() {
+            Some(t) => {
+                $check(t);
+                ran += 1;
+            }
+            None => skip("VAES-256"),
+        }
+        #[cfg(target_arch = "x86_64")]
+        match crate::x86::Vaes512::detect() {
+            Some(t) => {
+                $check(t.karatsuba(true));
+                $check(t.karatsuba(false));
+                ran += 2;
+            }
+            None => skip("VAES-512"),
+        }
+        #[cfg(all(target_arch = "aarch64", target_endian = "little"))]
+        match crate::aarch64::Armv8::detect() {
+            Some(t) => {
+                $check(t);
+                ran += 1;
+            }
+            None => skip("ARMv8"),
+        }
+        let _ = &mut skip;
+        ran
+    }};
+}
+
+/// The message lengths: every one up to three 128-byte iterations, then around the 16- and
+/// 32-block iterations of the wide engines (with their `LAG` iterations hashed afterwards),
+/// and a few long ones.
+fn lengths() -> Vec<usize> {
+    let mut v: Vec<usize> = (0..=400).collect();
+    for it in [256usize, 512] {
+        for k in 1..=5 {
+            for d in [-17isize, -16, -1, 0, 1, 15, 16, 33] {
+                v.push((it * k).wrapping_add_signed(d));
+            }
+        }
+    }
+    v.extend([4096 + 7, 16384, 16384 + 100, 40000 + 3]);
+    v
+}
+
+/// [`Crypt`] with counter `C` and domain `D`, every [`Hashing`], in place and out of place,
+/// against the references: the keystream block by block, and the hash of the AAD, the hashed
+/// side of the text and the length block.
+fn check_crypt<I: Isa, C: CounterRef, D: DomainRef>(isa: I, rng: &mut Rng, ctr0: &[u8; 16]) {
+    for bits in [128, 256] {
+        let key = rng.bytes(bits / 8);
+        let h = rng.block();
+        let rk = isa.expand(&key).unwrap();
+        let tbl = D::table(&h);
+        for len in lengths() {
+            let aad = rng.bytes([0, 1, 16, 17, 100, 600][len % 6]);
+            let input = rng.bytes(len);
+            let lengths = rng.block();
+            let mut expected = input.clone();
+            for (i, chunk) in expected.chunks_mut(16).enumerate() {
+                let ks = aes_ref(&key, &C::nth(ctr0, i as u32));
+                for (b, k) in chunk.iter_mut().zip(ks) {
+                    *b ^= k;
+                }
+            }
+            for hashing in [Hashing::Off, Hashing::Input, Hashing::Output] {
+                for in_place in [true, false] {
+                    let mut out = if in_place {
+                        input.clone()
+                    } else {
+                        vec![0xa5; len]
+                    };
+                    let inp = if in_place {
+                        out.as_ptr()
+                    } else {
+                        input.as_ptr()
+                    };
+                    let job = Crypt::<C, D> {
+                        rk: &rk,
+                        tbl: &tbl,
+                        ctr0,
+                        aad: &aad,
+                        inp,
+                        out: out.as_mut_ptr(),
+                        len,
+                        hashing,
+                        lengths: &lengths,
+                        flavour: core::marker::PhantomData,
+                    };
+                    // SAFETY: `inp` and `out` each have `len` bytes, equal (in place) or
+                    // disjoint (two vectors).
+                    let s = unsafe { isa.run(job) };
+                    let what = format!("{:?} AES-{bits} len {len} aad {}", isa.engine(), aad.len());
+                    assert_eq!(
+                        out, expected,
+                        "{what}: text, {:?}, in place {in_place}",
+                        hashing as u8
+                    );
+                    let hashed = match hashing {
+                        Hashing::Off => continue,
+                        Hashing::Input => &input,
+                        Hashing::Output => &expected,
+                    };
+                    let want = D::hash(&h, &[&aad, hashed, &lengths]);
+                    assert_eq!(
+                        s,
+                        want,
+                        "{what}: hash of the {}",
+                        if hashing == Hashing::Input {
+                            "input"
+                        } else {
+                            "output"
+                        }
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// AES-GCM-SIV's counter (the first word, little-endian, wrapping) and POLYVAL.
+fn siv_flavours<I: Isa>(isa: I) {
+    let mut rng = Rng(0x5157_0000_0000_0001);
+    // The counter's first word 2^32 - 37: the messages above wrap it to zero, the other
+    // twelve bytes must stay.
+    let mut ctr0 = rng.block();
+    ctr0[..4].copy_from_slice(&(u32::MAX - 36).to_le_bytes());
+    check_crypt::<I, Le32, Polyval>(isa, &mut rng, &ctr0);
+}
+
+/// GCM's counter through the same job, started where the low byte and the whole 32-bit word
+/// are about to wrap (the shuffle-free step is taken only while the low byte does not).
+fn gcm_flavours<I: Isa>(isa: I) {
+    let mut rng = Rng(0x6c3d_0000_0000_0002);
+    let mut ctr0 = rng.block();
+    ctr0[12..].copy_from_slice(&(u32::MAX - 200).to_be_bytes());
+    check_crypt::<I, Inc32, Ghash>(isa, &mut rng, &ctr0);
+}
+
+/// The hash-only job in both domains.
+fn hash_only<I: Isa>(isa: I) {
+    fn one<I: Isa, D: DomainRef>(isa: I, rng: &mut Rng) {
+        let h = rng.block();
+        let tbl = D::table(&h);
+        for len in lengths().into_iter().step_by(3) {
+            let (aad, data, lengths) = (rng.bytes(len % 301), rng.bytes(len), rng.block());
+            let job = Hash::<D> {
+                tbl: &tbl,
+                aad: &aad,
+                data: &data,
+                lengths: &lengths,
+                domain: core::marker::PhantomData,
+            };
+            // SAFETY: `Hash` has no obligation of its own.
+            let got = unsafe { isa.run(job) };
+            assert_eq!(
+                got,
+                D::hash(&h, &[&aad, &data, &lengths]),
+                "{:?}: len {len}",
+                isa.engine()
+            );
+        }
+    }
+    let mut rng = Rng(0x4a54_0000_0000_0003);
+    one::<I, Polyval>(isa, &mut rng);
+    one::<I, Ghash>(isa, &mut rng);
+}
+
+/// AES-ECB of one to eight blocks (AES-GCM-SIV derives its per-nonce keys from four to six).
+fn ecb<I: Isa>(isa: I) {
+    let mut rng = Rng(0xecb0_0000_0000_0004);
+    for bits in [128, 192, 256] {
+        let key = rng.bytes(bits / 8);
+        let rk = isa.expand(&key).unwrap();
+        for n in 0..=8 {
+            let mut blocks: Vec<[u8; 16]> = (0..n).map(|_| rng.block()).collect();
+            let want: Vec<[u8; 16]> = blocks.iter().map(|b| aes_ref(&key, b)).collect();
+            // SAFETY: `EncryptBlocks` has no obligation of its own.
+            unsafe {
+                isa.run(EncryptBlocks {
+                    rk: &rk,
+                    blocks: &mut blocks,
+                })
+            };
+            assert_eq!(blocks, want, "{:?}: AES-{bits}, {n} blocks", isa.engine());
+        }
+    }
+}
+
+#[test]
+fn siv_counter_and_polyval_on_every_engine() {
+    let ran = on_every_engine!(siv_flavours);
+    eprintln!("{ran} engines checked");
+}
+
+#[test]
+fn gcm_counter_near_wrap_on_every_engine() {
+    on_every_engine!(gcm_flavours);
+}
+
+#[test]
+fn hash_only_on_every_engine() {
+    on_every_engine!(hash_only);
+}
+
+#[test]
+fn ecb_on_every_engine() {
+    on_every_engine!(ecb);
+}
+
+/// H^33 (past `clmul_core`'s 32) and the zeros after H^1, which a register load of powers
+/// reads past the last one.
+#[test]
+fn power_table_ends() {
+    let h = [0x42u8; 16];
+    let t = PowerTable::polyval(&h);
+    let hh = u128::from_le_bytes(h);
+    assert_eq!(t.get(1), hh);
+    assert_eq!(t.get(TOP), clmul_core::soft::dot(t.get(TOP - 1), hh));
+    assert_eq!(t.powers(PowerTable::index(1))[1..], [0, 0, 0]);
+}
