@@ -72,7 +72,7 @@
 pub use aead::{self, AeadCore, AeadInPlace, Error, Key, KeyInit, KeySizeUser};
 
 #[doc(hidden)]
-pub use aead_engines::{Engine as __Engine, siv::ENGINES as __SIV_ENGINES};
+pub use aead_engines::Engine as __Engine;
 
 use aead_engines::{
     Engine,

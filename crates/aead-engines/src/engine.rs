@@ -128,8 +128,7 @@ impl Job for EncryptBlocks<'_> {
 }
 
 /// [`kernel::crypt`] with any counter flavour `C` and hash domain `D` (AES-GCM-SIV's
-/// building block; until it lands, the kernel's tests run it). Obligation: as [`Gcm`]'s.
-#[cfg_attr(not(test), allow(dead_code))]
+/// building block). Obligation: as [`Gcm`]'s.
 pub(crate) struct Crypt<'a, C, D> {
     pub(crate) rk: &'a RoundKeys,
     pub(crate) tbl: &'a PowerTable,
@@ -171,9 +170,8 @@ impl<C: Counter, D: Domain> Job for Crypt<'_, C, D> {
     }
 }
 
-/// [`kernel::hash_message`] in domain `D` (AES-GCM-SIV's POLYVAL of the plaintext; until it
-/// lands, the kernel's tests run it). No obligation of its own.
-#[cfg_attr(not(test), allow(dead_code))]
+/// [`kernel::hash_message`] in domain `D` (AES-GCM-SIV's POLYVAL of the plaintext). No
+/// obligation of its own.
 pub(crate) struct Hash<'a, D> {
     pub(crate) tbl: &'a PowerTable,
     pub(crate) aad: &'a [u8],
@@ -308,4 +306,58 @@ pub(crate) fn tag<I: Isa>(
             ct,
         })
     }
+}
+
+/// AES-ECB of `blocks` in place (AES-GCM-SIV's key derivation and tag).
+#[inline]
+pub(crate) fn encrypt_blocks<I: Isa>(isa: I, rk: &RoundKeys, blocks: &mut [[u8; 16]]) {
+    // SAFETY: `EncryptBlocks` has no obligation of its own; `isa` proves the features.
+    unsafe { isa.run(EncryptBlocks { rk, blocks }) }
+}
+
+/// AES-GCM-SIV's CTR ([`kernel::Le32`]) over `buffer` from the counter block `ctr0`, and, as
+/// `hashing` says, POLYVAL ([`kernel::Polyval`]) under `tbl`'s key of `aad`, the output and
+/// the length block in the same pass; returns that hash (zeros with [`Hashing::Off`]).
+#[inline]
+pub(crate) fn siv_crypt<I: Isa>(
+    isa: I,
+    rk: &RoundKeys,
+    tbl: &PowerTable,
+    ctr0: &[u8; 16],
+    aad: &[u8],
+    buffer: InOutBuf<'_, '_, u8>,
+    hashing: Hashing,
+) -> [u8; 16] {
+    let len = buffer.len();
+    let lengths = &crate::siv::length_block(aad.len(), len);
+    let (inp, out) = buffer.into_raw();
+    let job = Crypt::<kernel::Le32, kernel::Polyval> {
+        rk,
+        tbl,
+        ctr0,
+        aad,
+        inp,
+        out,
+        len,
+        hashing,
+        lengths,
+        flavour: core::marker::PhantomData,
+    };
+    // SAFETY: `InOutBuf` guarantees `len` valid bytes at `inp` and `out`, equal or disjoint.
+    unsafe { isa.run(job) }
+}
+
+/// POLYVAL under `tbl`'s key of `aad`, `data` (each zero-padded) and AES-GCM-SIV's length
+/// block, on the engine's wide loop.
+#[inline]
+pub(crate) fn polyval<I: Isa>(isa: I, tbl: &PowerTable, aad: &[u8], data: &[u8]) -> [u8; 16] {
+    let job = Hash::<kernel::Polyval> {
+        tbl,
+        aad,
+        data,
+        lengths: &crate::siv::length_block(aad.len(), data.len()),
+        domain: core::marker::PhantomData,
+    };
+    // SAFETY: `Hash` has no obligation of its own; `isa` proves the features.
+    unsafe { isa.run(job) }
 }

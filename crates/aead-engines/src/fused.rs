@@ -134,6 +134,8 @@ macro_rules! dispatch {
     };
 }
 
+pub(crate) use dispatch;
+
 /// A decryption whose tag did not match: the buffer's output is as it was.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct TagMismatch;
@@ -148,9 +150,10 @@ pub struct Fused {
     table: PowerTable,
 }
 
-/// The token of each engine (the variants are private: `Fused` is opaque).
+/// The token of each engine (the variants are private: `Fused` and `siv::FusedSiv` are
+/// opaque).
 #[derive(Clone, Copy)]
-enum Token {
+pub(crate) enum Token {
     #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
     AesNi(AesNi),
     #[cfg(target_arch = "x86_64")]
@@ -171,7 +174,7 @@ enum Token {
 
 impl Token {
     /// The token of `engine`, if this CPU runs it (`None` for [`Engine::Generic`]).
-    fn detect(engine: Engine) -> Option<Token> {
+    pub(crate) fn detect(engine: Engine) -> Option<Token> {
         match engine {
             Engine::Generic => None,
             #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]

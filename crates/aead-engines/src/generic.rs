@@ -19,7 +19,8 @@
 //!
 //! `SivGeneric` is the key-generating key: it encrypts the derivation blocks with the caller's
 //! cipher and builds each message's AES with `Aes::new` (a key schedule per message, as
-//! upstream does), wrapped as `SivMessage`.
+//! upstream does) and POLYVAL on `clmul_core`'s keyed state (H^2..H^4 at setup, higher powers
+//! as the message needs them), as a `GenericMessage`.
 
 /// Defines the module `$module` for the `cipher` crate `$cipher`, whose traits go by the names
 /// given.
@@ -37,8 +38,8 @@ macro_rules! glue {
         $(#[$doc])*
         pub mod $module {
             use crate::ctr::{Blocks, Counter32, fill, xor};
-            use crate::siv::{SivAes, SivKeys};
-            use clmul_core::Backend;
+            use crate::siv::{SivKeys, SivMessage, wipe};
+            use clmul_core::{Backend, Polyval};
             use inout::InOutBuf;
             use $cipher::{
                 $Backend, $Closure, $Encrypt, Block, BlockSizeUser, Key, KeyInit, ParBlocks,
@@ -113,23 +114,32 @@ macro_rules! glue {
                 pub backend: Backend,
             }
 
-            /// AES-GCM-SIV's AES for one message: the cipher keyed with the derived key.
-            pub struct SivMessage<C>(C);
+            /// One AES-GCM-SIV message's keys: the cipher keyed with the derived key, and
+            /// POLYVAL keyed with the other.
+            pub struct GenericMessage<C> {
+                cipher: C,
+                polyval: Polyval,
+            }
 
-            impl<C: $Encrypt<BlockSize = U16>> SivAes for SivMessage<C> {
+            impl<C: $Encrypt<BlockSize = U16>> SivMessage for GenericMessage<C> {
                 #[inline]
-                fn encrypt_blocks(&self, blocks: &mut [[u8; 16]]) {
-                    encrypt_each(&self.0, blocks);
+                fn encrypt_block(&self, block: &mut [u8; 16]) {
+                    encrypt_each(&self.cipher, core::slice::from_mut(block));
                 }
 
                 #[inline]
                 fn ctr(&self, counter_block: &[u8; 16], buffer: InOutBuf<'_, '_, u8>) {
-                    apply_keystream(&self.0, Counter32::Siv, counter_block, buffer);
+                    apply_keystream(&self.cipher, Counter32::Siv, counter_block, buffer);
+                }
+
+                #[inline]
+                fn polyval(&self) -> Polyval {
+                    self.polyval.clone()
                 }
             }
 
             impl<C: $Encrypt<BlockSize = U16> + KeyInit> SivKeys for SivGeneric<'_, C> {
-                type Message = SivMessage<C>;
+                type Message = GenericMessage<C>;
 
                 #[inline]
                 fn key_len(&self) -> usize {
@@ -142,19 +152,18 @@ macro_rules! glue {
                 }
 
                 #[inline]
-                fn message_aes(&self, derive: impl FnOnce(&mut [u8])) -> SivMessage<C> {
-                    #[cfg_attr(not(feature = "zeroize"), allow(unused_mut))]
-                    let mut key = Key::<C>::default();
-                    derive(&mut key[..]);
+                fn message(
+                    &self,
+                    derive: impl FnOnce(&mut [u8], &mut [u8; 16]),
+                ) -> GenericMessage<C> {
+                    let (mut key, mut mac) = (Key::<C>::default(), [0u8; 16]);
+                    derive(&mut key[..], &mut mac);
                     let cipher = C::new(&key);
-                    #[cfg(feature = "zeroize")]
-                    zeroize::Zeroize::zeroize(&mut key[..]);
-                    SivMessage(cipher)
-                }
-
-                #[inline]
-                fn polyval_backend(&self) -> Backend {
-                    self.backend
+                    let polyval = Polyval::with_backend(&mac, self.backend)
+                        .unwrap_or_else(|| Polyval::new(&mac));
+                    wipe(&mut key[..]);
+                    wipe(&mut mac);
+                    GenericMessage { cipher, polyval }
                 }
             }
         }

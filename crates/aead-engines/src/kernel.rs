@@ -289,9 +289,7 @@ impl Counter for Inc32 {
 }
 
 /// AES-GCM-SIV's counter (RFC 8452, section 4): the first four bytes of the block are a
-/// little-endian 32-bit counter, incremented modulo 2^32; the other twelve stay. (Until
-/// AES-GCM-SIV lands, the kernel's tests use it.)
-#[cfg_attr(not(test), allow(dead_code))]
+/// little-endian 32-bit counter, incremented modulo 2^32; the other twelve stay.
 pub(crate) struct Le32;
 
 impl Counter for Le32 {
@@ -331,9 +329,7 @@ impl Domain for Ghash {
     const REFLECT: bool = true;
 }
 
-/// POLYVAL (AES-GCM-SIV): blocks as they are. (Until AES-GCM-SIV lands, the kernel's tests
-/// use it.)
-#[cfg_attr(not(test), allow(dead_code))]
+/// POLYVAL (AES-GCM-SIV): blocks as they are.
 pub(crate) struct Polyval;
 
 impl Domain for Polyval {

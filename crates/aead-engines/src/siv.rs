@@ -2,12 +2,13 @@
 //! POLYVAL tag, CTR with the SIV counter, and the rules of decryption, written once over two
 //! small traits and shared by our `aes-gcm-siv` 0.11 (aead 0.5) and 0.12 (aead 0.6):
 //!
-//! - [`SivKeys`]: the key-generating key. It encrypts the derivation blocks and builds AES
-//!   under each message's derived key. Each crate implements it over any block cipher of its
-//!   `cipher` generation (the generic path: `Aes::new` per message); the fused engines
-//!   implement it over their own round keys.
-//! - [`SivAes`]: AES under one message's key: single blocks (the tag), CTR with the SIV counter,
-//!   and decryption with POLYVAL of the plaintext, which a fused engine does in one pass.
+//! - [`SivKeys`]: the key-generating key. It encrypts the derivation blocks and builds each
+//!   message's keys. `crate::generic` implements it over any block cipher of either `cipher`
+//!   generation (the generic path: `Aes::new` per message, POLYVAL on `clmul_core`'s keyed
+//!   state); [`FusedSiv`] over a fused engine's own round keys.
+//! - [`SivMessage`]: one message's keys: single blocks (the tag), CTR with the SIV counter,
+//!   POLYVAL, and decryption with POLYVAL of the plaintext, which a fused engine does in one
+//!   pass (`crate::kernel`'s stitched loop with the `Le32` counter in the `Polyval` domain).
 //!
 //! # The construction (RFC 8452, section 4)
 //!
@@ -37,9 +38,13 @@
 //!   matched: its previous contents could not be restored. (RustCrypto's 0.12.1 decrypts into
 //!   the output first and leaves the plaintext there on failure.)
 
-use crate::{Engine, TagMismatch, bits, ctr::Counter32, tag_matches};
-use clmul_core::{Backend, Polyval};
+use crate::{TagMismatch, bits, ctr::Counter32, tag_matches};
+use clmul_core::Polyval;
 use inout::InOutBuf;
+
+mod fused;
+
+pub use fused::{FusedSiv, WIDE_FROM};
 
 /// The nonce length in bytes (96 bits).
 pub const NONCE_LEN: usize = 12;
@@ -65,104 +70,86 @@ pub fn lengths_ok(msg_len: usize, aad_len: usize) -> bool {
     crate::to_u64(msg_len) <= P_MAX && crate::to_u64(aad_len) <= A_MAX
 }
 
-/// The fused engines that run AES-GCM-SIV ([`FusedSiv`]); the others (and the generic engine)
-/// leave it to the generic path.
-pub const ENGINES: &[Engine] = &[];
-
-/// AES-GCM-SIV on a fused engine: the key-generating key's round keys for that engine.
-///
-/// (Until the engines' SIV kernels land, [`ENGINES`] is empty and no value of this type
-/// exists.)
-#[derive(Clone)]
-pub struct FusedSiv {
-    never: core::convert::Infallible,
-}
-
-impl FusedSiv {
-    /// The state for `engine` and AES key `aes_key`, if the engine runs AES-GCM-SIV, the CPU
-    /// runs the engine, and our key schedule agrees with the caller's cipher on
-    /// `E_K(0^128) = check` (compared in constant time).
-    pub fn new(engine: Engine, aes_key: &[u8], check: &[u8; 16]) -> Option<Self> {
-        let _ = (engine, aes_key, check);
-        None
-    }
-
-    /// The engine it runs on.
-    pub fn engine(&self) -> Engine {
-        match self.never {}
-    }
-
-    /// [`seal`] on this engine.
-    pub fn seal(
-        &self,
-        nonce: &[u8; NONCE_LEN],
-        aad: &[u8],
-        buffer: InOutBuf<'_, '_, u8>,
-    ) -> [u8; 16] {
-        let _ = (nonce, aad, buffer);
-        match self.never {}
-    }
-
-    /// [`open`] on this engine.
-    pub fn open(
-        &self,
-        nonce: &[u8; NONCE_LEN],
-        aad: &[u8],
-        buffer: InOutBuf<'_, '_, u8>,
-        tag: &[u8; 16],
-    ) -> Result<(), TagMismatch> {
-        let _ = (nonce, aad, buffer, tag);
-        match self.never {}
-    }
-}
-
 /// The bytes of decrypted text hashed per step when the output must not be written before the
 /// tag is checked (out of place): the size of the scratch buffer on the stack.
 pub const SCRATCH: usize = 1024;
 
-/// AES under one key, as a message of AES-GCM-SIV uses it.
-pub trait SivAes {
-    /// Encrypts each of `blocks` in place.
-    fn encrypt_blocks(&self, blocks: &mut [[u8; 16]]);
+/// One message's keys: AES under the derived message-encryption key, and the derived
+/// message-authentication key for POLYVAL.
+pub trait SivMessage {
+    /// Encrypts `block` in place under the message-encryption key (the tag).
+    fn encrypt_block(&self, block: &mut [u8; 16]);
 
     /// XORs the CTR keystream from `counter_block` into `buffer`, input to output, with the
     /// SIV counter: 32-bit little-endian in bytes 0..4, wrapping modulo 2^32
     /// ([`Counter32::Siv`]).
     fn ctr(&self, counter_block: &[u8; 16], buffer: InOutBuf<'_, '_, u8>);
 
-    /// [`Self::ctr`], then absorbs the output (the plaintext, when decrypting) into `polyval`,
-    /// zero-padding a final partial block. A fused engine does both in one pass.
+    /// An empty POLYVAL state under the message-authentication key.
+    fn polyval(&self) -> Polyval;
+
+    /// `POLYVAL(pad(aad) || pad(msg) || lengths)` (step 2 of the module docs, before the nonce
+    /// and the encryption).
+    fn hash(&self, aad: &[u8], msg: &[u8]) -> [u8; 16] {
+        polyval_hash(self, aad, msg)
+    }
+
+    /// [`Self::ctr`], then [`Self::hash`] of `aad` and the output (the plaintext, when
+    /// decrypting). A fused engine does both in one pass.
     fn ctr_hash(
         &self,
         counter_block: &[u8; 16],
-        polyval: &mut Polyval,
-        mut buffer: InOutBuf<'_, '_, u8>,
-    ) {
-        self.ctr(counter_block, buffer.reborrow());
-        polyval.update_padded(buffer.get_out());
+        aad: &[u8],
+        buffer: InOutBuf<'_, '_, u8>,
+    ) -> [u8; 16] {
+        ctr_then_hash(self, counter_block, aad, buffer)
     }
 
-    /// Absorbs the decryption of `input` into `polyval` without writing it anywhere the caller
-    /// can see: [`Self::ctr_hash`] into a scratch buffer on the stack, [`SCRATCH`] bytes at a
-    /// time.
-    fn ctr_hash_discard(&self, counter_block: &[u8; 16], polyval: &mut Polyval, input: &[u8]) {
+    /// [`Self::hash`] of `aad` and the decryption of `input`, without writing the decryption
+    /// anywhere the caller can see: CTR into a scratch buffer on the stack and POLYVAL from
+    /// there, [`SCRATCH`] bytes at a time (the buffer wiped afterwards with `zeroize`).
+    fn ctr_hash_discard(&self, counter_block: &[u8; 16], aad: &[u8], input: &[u8]) -> [u8; 16] {
+        let mut polyval = self.polyval();
+        polyval.update_padded(aad);
         let mut scratch = [0u8; SCRATCH];
         let mut counter = *counter_block;
         for chunk in input.chunks(SCRATCH) {
             let out = &mut scratch[..chunk.len()];
-            let buf = InOutBuf::new(chunk, out).expect("equal lengths");
-            self.ctr_hash(&counter, polyval, buf);
+            self.ctr(&counter, InOutBuf::new(chunk, out).expect("equal lengths"));
+            polyval.update_padded(out);
             counter = Counter32::Siv.add(&counter, (SCRATCH / 16) as u32);
         }
         wipe(&mut scratch);
+        polyval.update(&[length_block(aad.len(), input.len())]);
+        polyval.finalize()
     }
 }
 
-/// The key-generating key of AES-GCM-SIV: encrypts the derivation blocks and makes AES under
-/// each message's derived key.
+/// [`SivMessage::hash`]'s default: on [`SivMessage::polyval`]'s state.
+pub(crate) fn polyval_hash<M: SivMessage + ?Sized>(m: &M, aad: &[u8], msg: &[u8]) -> [u8; 16] {
+    let mut polyval = m.polyval();
+    polyval.update_padded(aad);
+    polyval.update_padded(msg);
+    polyval.update(&[length_block(aad.len(), msg.len())]);
+    polyval.finalize()
+}
+
+/// [`SivMessage::ctr_hash`]'s default: CTR, then POLYVAL of the output.
+pub(crate) fn ctr_then_hash<M: SivMessage + ?Sized>(
+    m: &M,
+    counter_block: &[u8; 16],
+    aad: &[u8],
+    mut buffer: InOutBuf<'_, '_, u8>,
+) -> [u8; 16] {
+    m.ctr(counter_block, buffer.reborrow());
+    m.hash(aad, buffer.get_out())
+}
+
+/// The key-generating key of AES-GCM-SIV: encrypts the derivation blocks and makes each
+/// message's keys.
 pub trait SivKeys {
-    /// AES under a message-encryption key.
-    type Message: SivAes;
+    /// One message's keys.
+    type Message: SivMessage;
 
     /// The key length in bytes, which the derived message-encryption key has too.
     fn key_len(&self) -> usize;
@@ -170,12 +157,10 @@ pub trait SivKeys {
     /// Encrypts each of `blocks` in place under the key-generating key.
     fn encrypt_derivation(&self, blocks: &mut [[u8; 16]]);
 
-    /// AES under the message-encryption key that `derive` writes into a zeroed buffer of
-    /// [`Self::key_len`] bytes (which is wiped afterwards).
-    fn message_aes(&self, derive: impl FnOnce(&mut [u8])) -> Self::Message;
-
-    /// The POLYVAL backend of each message (one this CPU runs).
-    fn polyval_backend(&self) -> Backend;
+    /// The keys that `derive` writes: the message-encryption key into a zeroed buffer of
+    /// [`Self::key_len`] bytes, the message-authentication key into the second (both wiped
+    /// afterwards with `zeroize`).
+    fn message(&self, derive: impl FnOnce(&mut [u8], &mut [u8; 16])) -> Self::Message;
 }
 
 /// Encrypts `buffer` (input to output) under `keys` and nonce `nonce`; returns the tag.
@@ -185,11 +170,9 @@ pub fn seal<K: SivKeys>(
     aad: &[u8],
     buffer: InOutBuf<'_, '_, u8>,
 ) -> [u8; 16] {
-    let (aes, mut polyval) = message(keys, nonce);
-    polyval.update_padded(aad);
-    polyval.update_padded(buffer.get_in());
-    let tag = tag(&aes, polyval, nonce, aad.len(), buffer.len());
-    aes.ctr(&counter_block(&tag), buffer);
+    let msg = message(keys, nonce);
+    let tag = tag(&msg, msg.hash(aad, buffer.get_in()), nonce);
+    msg.ctr(&counter_block(&tag), buffer);
     tag
 }
 
@@ -202,27 +185,23 @@ pub fn open<K: SivKeys>(
     mut buffer: InOutBuf<'_, '_, u8>,
     tag: &[u8; 16],
 ) -> Result<(), TagMismatch> {
-    let (aes, mut polyval) = message(keys, nonce);
-    polyval.update_padded(aad);
+    let msg = message(keys, nonce);
     let counter = counter_block(tag);
-    let len = buffer.len();
     let in_place = core::ptr::eq(buffer.get_in().as_ptr(), buffer.get_out().as_ptr());
     if in_place {
-        aes.ctr_hash(&counter, &mut polyval, buffer.reborrow());
-        let expected = self::tag(&aes, polyval, nonce, aad.len(), len);
-        if tag_matches(&expected, tag) {
+        let s = msg.ctr_hash(&counter, aad, buffer.reborrow());
+        if tag_matches(&self::tag(&msg, s, nonce), tag) {
             return Ok(());
         }
         // The same keystream over the plaintext gives back the ciphertext.
-        aes.ctr(&counter, buffer);
+        msg.ctr(&counter, buffer);
         Err(TagMismatch)
     } else {
-        aes.ctr_hash_discard(&counter, &mut polyval, buffer.get_in());
-        let expected = self::tag(&aes, polyval, nonce, aad.len(), len);
-        if !tag_matches(&expected, tag) {
+        let s = msg.ctr_hash_discard(&counter, aad, buffer.get_in());
+        if !tag_matches(&self::tag(&msg, s, nonce), tag) {
             return Err(TagMismatch);
         }
-        aes.ctr(&counter, buffer);
+        msg.ctr(&counter, buffer);
         Ok(())
     }
 }
@@ -266,15 +245,9 @@ fn derive<K: SivKeys>(keys: &K, nonce: &[u8; NONCE_LEN], mac: &mut [u8; 16], enc
     wipe(batch.as_flattened_mut());
 }
 
-/// One message's AES (under the derived encryption key) and POLYVAL (under the derived
-/// authentication key, empty).
-fn message<K: SivKeys>(keys: &K, nonce: &[u8; NONCE_LEN]) -> (K::Message, Polyval) {
-    let mut mac = [0u8; 16];
-    let aes = keys.message_aes(|enc| derive(keys, nonce, &mut mac, enc));
-    let polyval =
-        Polyval::with_backend(&mac, keys.polyval_backend()).unwrap_or_else(|| Polyval::new(&mac));
-    wipe(&mut mac);
-    (aes, polyval)
+/// One message's keys (step 1 of the module docs).
+fn message<K: SivKeys>(keys: &K, nonce: &[u8; NONCE_LEN]) -> K::Message {
+    keys.message(|enc, mac| derive(keys, nonce, mac, enc))
 }
 
 /// POLYVAL's length block: `LE64(bits(A)) || LE64(bits(P))`.
@@ -286,22 +259,14 @@ pub fn length_block(aad_len: usize, msg_len: usize) -> [u8; 16] {
     b
 }
 
-/// The tag (step 2 of the module docs), from `polyval` holding the padded AAD and message.
-fn tag<A: SivAes>(
-    aes: &A,
-    mut polyval: Polyval,
-    nonce: &[u8; NONCE_LEN],
-    aad_len: usize,
-    msg_len: usize,
-) -> [u8; 16] {
-    polyval.update(&[length_block(aad_len, msg_len)]);
-    let mut s = [polyval.finalize()];
-    for (b, n) in s[0].iter_mut().zip(nonce) {
+/// The tag (step 2 of the module docs) from `s`, the POLYVAL of the message.
+fn tag<M: SivMessage>(msg: &M, mut s: [u8; 16], nonce: &[u8; NONCE_LEN]) -> [u8; 16] {
+    for (b, n) in s.iter_mut().zip(nonce) {
         *b ^= n;
     }
-    s[0][15] &= 0x7f;
-    aes.encrypt_blocks(&mut s);
-    s[0]
+    s[15] &= 0x7f;
+    msg.encrypt_block(&mut s);
+    s
 }
 
 /// The first counter block: the tag with the top bit of byte 15 set.
@@ -314,7 +279,7 @@ pub fn counter_block(tag: &[u8; 16]) -> [u8; 16] {
 
 /// Clears `bytes` that held key material or plaintext (with the `zeroize` feature).
 #[inline]
-fn wipe(bytes: &mut [u8]) {
+pub(crate) fn wipe(bytes: &mut [u8]) {
     #[cfg(feature = "zeroize")]
     zeroize::Zeroize::zeroize(bytes);
     #[cfg(not(feature = "zeroize"))]
@@ -337,12 +302,16 @@ mod tests {
         assert_eq!(b[..4], [5, 0, 0, 0]);
         assert_eq!(b[4..], nonce);
 
-        /// "Encrypts" each block to itself with byte 15 = its index, so the halves show.
+        /// "Encrypts" each block by setting its byte 4, so that the halves show; checks what
+        /// `derive` wrote against that.
         struct Echo(usize);
         struct NoAes;
-        impl SivAes for NoAes {
-            fn encrypt_blocks(&self, _: &mut [[u8; 16]]) {}
+        impl SivMessage for NoAes {
+            fn encrypt_block(&self, _: &mut [u8; 16]) {}
             fn ctr(&self, _: &[u8; 16], _: InOutBuf<'_, '_, u8>) {}
+            fn polyval(&self) -> Polyval {
+                Polyval::new(&[0; 16])
+            }
         }
         impl SivKeys for Echo {
             type Message = NoAes;
@@ -354,23 +323,19 @@ mod tests {
                     b[4] = 0xee;
                 }
             }
-            fn message_aes(&self, derive: impl FnOnce(&mut [u8])) -> NoAes {
-                let mut k = [0u8; 40];
-                derive(&mut k[..self.0]);
-                let want: Vec<u8> = (2..)
-                    .flat_map(|i| {
-                        let mut h = derivation_block(i, &[3; 12])[..8].to_vec();
-                        h[4] = 0xee;
-                        h
-                    })
-                    .take(self.0)
-                    .collect();
+            fn message(&self, derive: impl FnOnce(&mut [u8], &mut [u8; 16])) -> NoAes {
+                let (mut k, mut mac) = ([0u8; 40], [0u8; 16]);
+                derive(&mut k[..self.0], &mut mac);
+                let half = |i| {
+                    let mut h = derivation_block(i, &[3; 12])[..8].to_vec();
+                    h[4] = 0xee;
+                    h
+                };
+                let want: Vec<u8> = (2..).flat_map(half).take(self.0).collect();
                 assert_eq!(k[..self.0], want[..]);
                 assert!(k[self.0..].iter().all(|&x| x == 0));
+                assert_eq!(mac[..], [half(0), half(1)].concat()[..]);
                 NoAes
-            }
-            fn polyval_backend(&self) -> Backend {
-                Backend::Portable
             }
         }
         for len in [16, 24, 32, 36, 40] {
@@ -419,7 +384,7 @@ mod tests {
         let aes = aes::Aes128::new(&hex("01000000000000000000000000000000").into());
         let keys = SivGeneric {
             cipher: &aes,
-            backend: Backend::Portable,
+            backend: clmul_core::Backend::Portable,
         };
         let nonce: [u8; 12] = hex("03000000000000000000000000000000")[..12]
             .try_into()
@@ -437,17 +402,10 @@ mod tests {
             "encryption key"
         );
 
-        let mut pv = Polyval::with_backend(&mac, Backend::Portable).unwrap();
-        pv.update_padded(&[1, 0, 0, 0, 0, 0, 0, 0]);
-        let mut check = pv.clone();
-        check.update(&[length_block(0, 8)]);
-        assert_eq!(
-            check.finalize(),
-            hex("eb93b7740962c5e49d2a90a7dc5cec74"),
-            "POLYVAL"
-        );
-        let (aes_msg, _) = message(&keys, &nonce);
-        let tag = tag(&aes_msg, pv, &nonce, 0, 8);
+        let msg = message(&keys, &nonce);
+        let s = msg.hash(&[], &[1, 0, 0, 0, 0, 0, 0, 0]);
+        assert_eq!(s, hex("eb93b7740962c5e49d2a90a7dc5cec74"), "POLYVAL");
+        let tag = tag(&msg, s, &nonce);
         assert_eq!(tag, hex("578782fff6013b815b287c22493a364c"), "tag");
     }
 

@@ -30,6 +30,12 @@ pub(crate) struct PowerTable {
     powx: [u128; LEN],
 }
 
+/// A table of zeros, for calls that hash nothing (CTR only), which never read it.
+pub(crate) static EMPTY: PowerTable = PowerTable {
+    pow: [0; LEN],
+    powx: [0; LEN],
+};
+
 impl PowerTable {
     /// The table for GHASH's key `h = E_K(0^128)`, its powers computed with the detected
     /// GHASH backend.
@@ -37,9 +43,7 @@ impl PowerTable {
         Self::from_key(&clmul_core::Ghash::new(h).__full_key())
     }
 
-    /// The table for POLYVAL's key `h` (for AES-GCM-SIV's per-nonce authentication key; until
-    /// it lands, the kernel's tests use it).
-    #[cfg_attr(not(test), allow(dead_code))]
+    /// The table for POLYVAL's key `h` (AES-GCM-SIV's per-nonce authentication key).
     pub(crate) fn polyval(h: &[u8; 16]) -> Self {
         Self::from_key(&clmul_core::Polyval::new(h).__full_key())
     }
@@ -116,7 +120,8 @@ impl Drop for PowerTable {
 }
 
 /// Expanded AES round keys: `rounds + 1` keys of 16 bytes (at most 15), `rounds` 10, 12 or 14
-/// by construction ([`RoundKeys::expand`] is the only way to make one).
+/// by construction ([`RoundKeys::expand`] and [`RoundKeys::from_schedule`] are the only ways to
+/// make one).
 #[derive(Clone)]
 pub(crate) struct RoundKeys {
     rk: [[u8; 16]; 15],
@@ -136,26 +141,35 @@ impl RoundKeys {
     /// indexed by key bytes). Other key lengths get `None`.
     #[inline(always)]
     pub(crate) fn expand(key: &[u8], sub_word: impl Fn(u32) -> u32) -> Option<Self> {
-        if !matches!(key.len(), 16 | 24 | 32) {
-            return None;
+        // One instance per key length: with `NK` a constant, the schedule's `i % NK` tests are
+        // masks and compares, not divisions (AES-GCM-SIV expands a key per message).
+        match key.len() {
+            16 => Some(Self::expand_nk::<4>(key, sub_word)),
+            24 => Some(Self::expand_nk::<6>(key, sub_word)),
+            32 => Some(Self::expand_nk::<8>(key, sub_word)),
+            _ => None,
         }
-        let nk = key.len() / 4;
-        let rounds = nk + 6;
+    }
+
+    /// [`Self::expand`] of a key of `NK` words.
+    #[inline(always)]
+    fn expand_nk<const NK: usize>(key: &[u8], sub_word: impl Fn(u32) -> u32) -> Self {
+        let rounds = NK + 6;
         let mut w = [0u32; 60];
-        for (i, c) in key.chunks_exact(4).enumerate() {
+        for (i, c) in key.chunks_exact(4).take(NK).enumerate() {
             w[i] = u32::from_le_bytes([c[0], c[1], c[2], c[3]]);
         }
         let mut rcon = 1u32;
-        for i in nk..4 * (rounds + 1) {
+        for i in NK..4 * (rounds + 1) {
             let mut t = w[i - 1];
-            if i % nk == 0 {
+            if i % NK == 0 {
                 // RotWord then SubWord, XOR Rcon (little-endian words: byte 0 is the low byte).
                 t = sub_word(t.rotate_right(8)) ^ rcon;
                 rcon = ((rcon << 1) & 0xff) ^ (((rcon >> 7) & 1) * 0x1b);
-            } else if nk > 6 && i % nk == 4 {
+            } else if NK > 6 && i % NK == 4 {
                 t = sub_word(t);
             }
-            w[i] = w[i - nk] ^ t;
+            w[i] = w[i - NK] ^ t;
         }
         let mut rk = [[0u8; 16]; 15];
         for (r, out) in rk.iter_mut().enumerate().take(rounds + 1) {
@@ -165,7 +179,15 @@ impl RoundKeys {
         }
         #[cfg(feature = "zeroize")]
         zeroize::Zeroize::zeroize(&mut w);
-        Some(Self { rk, rounds })
+        Self { rk, rounds }
+    }
+
+    /// Round keys computed otherwise (`x86::aesni`'s schedule of 128- and 256-bit keys in
+    /// registers): `rk[..=rounds]` with `rounds` 10, 12 or 14 (`None` for another count), the
+    /// entries past it zero.
+    #[inline(always)]
+    pub(crate) fn from_schedule(rk: [[u8; 16]; 15], rounds: usize) -> Option<Self> {
+        matches!(rounds, 10 | 12 | 14).then_some(Self { rk, rounds })
     }
 
     /// 10, 12 or 14.

@@ -118,7 +118,7 @@ pub use aead::{self, AeadCore, AeadInOut, Error, Key, KeyInit, KeySizeUser};
 pub use aes;
 
 #[doc(hidden)]
-pub use aead_engines::{Engine as __Engine, siv::ENGINES as __SIV_ENGINES};
+pub use aead_engines::Engine as __Engine;
 
 use aead::{TagPosition, inout::InOutBuf};
 use aead_engines::{

@@ -1,8 +1,13 @@
 //! AES round keys (FIPS-197 key expansion) with AES-NI, for every x86 engine.
 //!
-//! The expansion is the word-by-word schedule of FIPS-197 §5.2 for 128-, 192- and 256-bit
-//! keys; `SubWord` is computed by `aeskeygenassist` (the AES S-box in hardware), so no table is
-//! indexed by key bytes.
+//! AES-128 and AES-256 keys (the sizes AES-GCM-SIV expands for every message) are expanded in
+//! registers: each new round key is the previous one (two back for AES-256) with its words
+//! prefix-XORed (three byte shifts and XORs), XORed with one word of `aeskeygenassist`
+//! broadcast to all four: `RotWord(SubWord(w)) ^ Rcon` of the last word (dword 3) for a new
+//! group of words, or plain `SubWord(w)` (dword 2) for AES-256's middle step. The Rcon
+//! constants are the instruction's immediates, so the rounds are unrolled. AES-192 keys go
+//! word by word (FIPS-197 §5.2, `RoundKeys::expand`), `SubWord` by `aeskeygenassist` too. No
+//! table is indexed by key bytes.
 
 #[cfg(target_arch = "x86")]
 use core::arch::x86::*;
@@ -21,8 +26,131 @@ clmul_core::target_tier! {
         _mm_cvtsi128_si32(v) as u32
     }
 
+    /// `k`'s words prefix-XORed: word `i` becomes `k_0 ^ .. ^ k_i`, the part of a new round key
+    /// that comes from the one before (FIPS-197's `w[i] = w[i - Nk] ^ w[i - 1]`, four at once).
+    #[inline]
+    fn prefix(k: __m128i) -> __m128i {
+        let k = _mm_xor_si128(k, _mm_slli_si128::<4>(k));
+        _mm_xor_si128(k, _mm_slli_si128::<8>(k))
+    }
+
+    #[inline]
+    fn load(b: &[u8]) -> __m128i {
+        let b: &[u8; 16] = b.first_chunk().expect("16 bytes");
+        // SAFETY: 16 readable bytes; no alignment needed.
+        unsafe { _mm_loadu_si128(b.as_ptr().cast()) }
+    }
+
+    #[inline]
+    fn store(b: &mut [u8; 16], v: __m128i) {
+        // SAFETY: 16 writable bytes; no alignment needed.
+        unsafe { _mm_storeu_si128(b.as_mut_ptr().cast(), v) }
+    }
+
     /// Expands a 16-, 24- or 32-byte key (other lengths get `None`).
     pub(crate) fn expand(key: &[u8]) -> Option<RoundKeys> {
+        let mut rk = [[0u8; 16]; 15];
+        // The next round key from `$prev` (and the assist of `$last`'s last word), stored at
+        // `$i`: `$sel` 0xff takes `RotWord(SubWord) ^ Rcon` (`$rcon`), 0xaa `SubWord` alone.
+        macro_rules! next {
+            ($prev:expr, $last:expr, $rcon:literal, $sel:literal, $i:literal) => {{
+                let assist = _mm_shuffle_epi32::<$sel>(_mm_aeskeygenassist_si128::<$rcon>($last));
+                let k = _mm_xor_si128(prefix($prev), assist);
+                store(&mut rk[$i], k);
+                k
+            }};
+        }
+        let rounds = match key.len() {
+            16 => {
+                let k = load(key);
+                store(&mut rk[0], k);
+                let k = next!(k, k, 0x01, 0xff, 1);
+                let k = next!(k, k, 0x02, 0xff, 2);
+                let k = next!(k, k, 0x04, 0xff, 3);
+                let k = next!(k, k, 0x08, 0xff, 4);
+                let k = next!(k, k, 0x10, 0xff, 5);
+                let k = next!(k, k, 0x20, 0xff, 6);
+                let k = next!(k, k, 0x40, 0xff, 7);
+                let k = next!(k, k, 0x80, 0xff, 8);
+                let k = next!(k, k, 0x1b, 0xff, 9);
+                next!(k, k, 0x36, 0xff, 10);
+                10
+            }
+            32 => {
+                let (a, b) = (load(&key[..16]), load(&key[16..]));
+                store(&mut rk[0], a);
+                store(&mut rk[1], b);
+                let a = next!(a, b, 0x01, 0xff, 2);
+                let b = next!(b, a, 0x00, 0xaa, 3);
+                let a = next!(a, b, 0x02, 0xff, 4);
+                let b = next!(b, a, 0x00, 0xaa, 5);
+                let a = next!(a, b, 0x04, 0xff, 6);
+                let b = next!(b, a, 0x00, 0xaa, 7);
+                let a = next!(a, b, 0x08, 0xff, 8);
+                let b = next!(b, a, 0x00, 0xaa, 9);
+                let a = next!(a, b, 0x10, 0xff, 10);
+                let b = next!(b, a, 0x00, 0xaa, 11);
+                let a = next!(a, b, 0x20, 0xff, 12);
+                let b = next!(b, a, 0x00, 0xaa, 13);
+                next!(a, b, 0x40, 0xff, 14);
+                14
+            }
+            _ => return RoundKeys::expand(key, |w| sub_word(w)),
+        };
+        let keys = RoundKeys::from_schedule(rk, rounds);
+        #[cfg(feature = "zeroize")]
+        zeroize::Zeroize::zeroize(&mut rk);
+        keys
+    }
+
+    /// FIPS-197's word-by-word schedule for every key length (the reference of the tests).
+    #[cfg(test)]
+    pub(crate) fn expand_words(key: &[u8]) -> Option<RoundKeys> {
         RoundKeys::expand(key, |w| sub_word(w))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    extern crate std;
+    use std::{eprintln, vec::Vec};
+
+    /// The register schedule of 128- and 256-bit keys against FIPS-197's word by word: hunts a
+    /// wrong Rcon, a wrong assist word or a shifted round key. Every key byte is varied; the
+    /// all-ones and all-zero keys are in.
+    #[test]
+    fn register_schedule_is_fips197() {
+        if !super::available() {
+            eprintln!("note: no AES-NI on this CPU, skipped");
+            return;
+        }
+        let mut seed = 0x243f_6a88_85a3_08d3_u64;
+        for len in [16, 24, 32] {
+            for round in 0..200 {
+                let key: Vec<u8> = (0..len)
+                    .map(|_| {
+                        seed ^= seed << 13;
+                        seed ^= seed >> 7;
+                        seed ^= seed << 17;
+                        match round {
+                            0 => 0,
+                            1 => 0xff,
+                            _ => seed as u8,
+                        }
+                    })
+                    .collect();
+                // SAFETY: detection succeeded above.
+                let (fast, words) = unsafe { (super::expand(&key), super::expand_words(&key)) };
+                let (fast, words) = (fast.expect("AES length"), words.expect("AES length"));
+                assert_eq!(fast.rounds(), words.rounds());
+                for r in 0..15 {
+                    assert_eq!(
+                        fast.key(r),
+                        words.key(r),
+                        "{len}-byte key {key:02x?}, round {r}"
+                    );
+                }
+            }
+        }
     }
 }
