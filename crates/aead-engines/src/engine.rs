@@ -51,6 +51,19 @@ pub(crate) unsafe trait Isa: Copy {
     /// that is not AES's.
     fn expand(self, aes_key: &[u8]) -> Option<RoundKeys>;
 
+    /// [`Isa::expand`] into `out` in place (AES-GCM-SIV's schedule per message, which then
+    /// never moves); `false`, `out` unchanged, for a key length that is not AES's.
+    #[inline]
+    fn expand_into(self, aes_key: &[u8], out: &mut RoundKeys) -> bool {
+        match self.expand(aes_key) {
+            Some(rk) => {
+                *out = rk;
+                true
+            }
+            None => false,
+        }
+    }
+
     /// Runs `job` with the engine's features and registers.
     ///
     /// # Safety
@@ -359,5 +372,70 @@ pub(crate) fn polyval<I: Isa>(isa: I, tbl: &PowerTable, aad: &[u8], data: &[u8])
         domain: core::marker::PhantomData,
     };
     // SAFETY: `Hash` has no obligation of its own; `isa` proves the features.
+    unsafe { isa.run(job) }
+}
+
+/// AES-GCM-SIV's end of an encryption in one call: the tag block encrypted in place, then CTR
+/// ([`kernel::Le32`]) from the tag with the top bit of byte 15 set, over `inp` to `out`.
+/// Obligation: as [`Gcm`]'s.
+struct SivTagCtr<'a> {
+    rk: &'a RoundKeys,
+    block: &'a mut [u8; 16],
+    inp: *const u8,
+    out: *mut u8,
+    len: usize,
+}
+
+impl Job for SivTagCtr<'_> {
+    type Output = ();
+
+    #[inline(always)]
+    unsafe fn run<L: Lanes, const N: usize, const KARATSUBA: bool>(self) {
+        let SivTagCtr {
+            rk,
+            block,
+            inp,
+            out,
+            len,
+        } = self;
+        // SAFETY: the features and the buffers are the caller's obligations.
+        unsafe {
+            let ks = AesKeys::<L>::new(rk);
+            *block = ks.encrypt_block(block);
+            let ctr0 = crate::siv::counter_block(block);
+            kernel::crypt::<L, kernel::Le32, kernel::Polyval, N, KARATSUBA>(
+                &ks,
+                &crate::tables::EMPTY,
+                &ctr0,
+                &[],
+                inp,
+                out,
+                len,
+                Hashing::Off,
+                &[0; 16],
+            );
+        }
+    }
+}
+
+/// [`SivTagCtr`]: encrypts `block` in place (the tag), then AES-GCM-SIV's CTR from it over
+/// `buffer`.
+#[inline]
+pub(crate) fn siv_tag_ctr<I: Isa>(
+    isa: I,
+    rk: &RoundKeys,
+    block: &mut [u8; 16],
+    buffer: InOutBuf<'_, '_, u8>,
+) {
+    let len = buffer.len();
+    let (inp, out) = buffer.into_raw();
+    let job = SivTagCtr {
+        rk,
+        block,
+        inp,
+        out,
+        len,
+    };
+    // SAFETY: `InOutBuf` guarantees `len` valid bytes at `inp` and `out`, equal or disjoint.
     unsafe { isa.run(job) }
 }

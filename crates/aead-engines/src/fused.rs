@@ -173,6 +173,17 @@ pub(crate) enum Token {
 }
 
 impl Token {
+    /// The narrowest engine of the same family (AES-NI for every x86 engine, which all have
+    /// it): the cheapest setup for a few blocks.
+    #[inline]
+    pub(crate) fn narrowest(self) -> Token {
+        match self {
+            #[cfg(target_arch = "x86_64")]
+            Token::Vaes256(_) | Token::Vaes512(_) => AesNi::detect().map_or(self, Token::AesNi),
+            other => other,
+        }
+    }
+
     /// The token of `engine`, if this CPU runs it (`None` for [`Engine::Generic`]).
     pub(crate) fn detect(engine: Engine) -> Option<Token> {
         match engine {

@@ -152,10 +152,11 @@ macro_rules! glue {
                 }
 
                 #[inline]
-                fn message(
+                fn with_message<R>(
                     &self,
                     derive: impl FnOnce(&mut [u8], &mut [u8; 16]),
-                ) -> GenericMessage<C> {
+                    f: impl FnOnce(&GenericMessage<C>) -> R,
+                ) -> R {
                     let (mut key, mut mac) = (Key::<C>::default(), [0u8; 16]);
                     derive(&mut key[..], &mut mac);
                     let cipher = C::new(&key);
@@ -163,7 +164,7 @@ macro_rules! glue {
                         .unwrap_or_else(|| Polyval::new(&mac));
                     wipe(&mut key[..]);
                     wipe(&mut mac);
-                    GenericMessage { cipher, polyval }
+                    f(&GenericMessage { cipher, polyval })
                 }
             }
         }

@@ -91,30 +91,43 @@ impl<L: Lanes> AesKeys<L> {
     /// The registers for `rk` (loops, not closures: a closure in this generic code would be
     /// compiled without the engine's features).
     ///
+    /// Every register is written at a constant index (the three key sizes are three arms), so
+    /// that LLVM keeps the struct in registers: with a run-time index into `extra` it built the
+    /// struct on the stack and then copied it (a `memcpy` call of 256 to 1024 bytes per job,
+    /// which short messages, and AES-GCM-SIV's per-message keys, paid every time).
+    ///
     /// # Safety
     /// As the [`Lanes`] methods.
     #[inline(always)]
     pub(crate) unsafe fn new(rk: &RoundKeys) -> Self {
         let r = rk.rounds();
         let shift = usize::from(L::KEY_FIRST);
-        // The first slot of `extra` in use: 4, 2 or 0.
-        let extra_from = 14 - r;
         // SAFETY: forwarded from the caller.
         unsafe {
-            let mut ks = AesKeys {
+            let key = |i: usize| rk.key(i - shift);
+            let z = L::zero();
+            // The extra rounds of AES-192 (two) and AES-256 (four) in the last slots.
+            let extra = match r {
+                14 => [
+                    L::broadcast(key(1)),
+                    L::broadcast(key(2)),
+                    L::broadcast(key(3)),
+                    L::broadcast(key(4)),
+                ],
+                12 => [z, z, L::broadcast(key(1)), L::broadcast(key(2))],
+                _ => [z; 4],
+            };
+            let mut mid = [z; 9];
+            for (i, k) in mid.iter_mut().enumerate() {
+                *k = L::broadcast(key(r - 9 + i));
+            }
+            AesKeys {
                 first: L::broadcast(rk.key(if L::KEY_FIRST { r - 1 } else { 0 })),
-                extra: [L::zero(); 4],
-                mid: [L::zero(); 9],
+                extra,
+                mid,
                 last: L::broadcast(rk.key(r)),
                 rounds: r,
-            };
-            for j in extra_from..4 {
-                ks.extra[j] = L::broadcast(rk.key(j - extra_from + 1 - shift));
             }
-            for (i, k) in ks.mid.iter_mut().enumerate() {
-                *k = L::broadcast(rk.key(r - 9 + i - shift));
-            }
-            ks
         }
     }
 

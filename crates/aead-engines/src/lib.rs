@@ -40,6 +40,7 @@ mod kernel;
 mod lanes;
 pub mod siv;
 mod tables;
+mod wipe;
 #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
 mod x86;
 

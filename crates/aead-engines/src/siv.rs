@@ -34,17 +34,18 @@
 //! - **in place**, the buffer is decrypted and hashed in one pass; if the tag does not match,
 //!   the same keystream is applied once more, which gives back the ciphertext byte for byte;
 //! - **out of place**, the plaintext is hashed from a scratch buffer on the stack (chunk by
-//!   chunk, wiped afterwards with `zeroize`) and the output is written only after the tag
+//!   chunk, wiped afterwards with the feature `siv-wipe`) and the output is written only after the tag
 //!   matched: its previous contents could not be restored. (RustCrypto's 0.12.1 decrypts into
 //!   the output first and leaves the plaintext there on failure.)
 
+pub(crate) use crate::wipe::wipe;
 use crate::{TagMismatch, bits, ctr::Counter32, tag_matches};
 use clmul_core::Polyval;
 use inout::InOutBuf;
 
 mod fused;
 
-pub use fused::{FusedSiv, WIDE_FROM};
+pub use fused::{FusedSiv, NARROW_BELOW, WIDE_FROM};
 
 /// The nonce length in bytes (96 bits).
 pub const NONCE_LEN: usize = 12;
@@ -88,6 +89,14 @@ pub trait SivMessage {
     /// An empty POLYVAL state under the message-authentication key.
     fn polyval(&self) -> Polyval;
 
+    /// Encrypts `block` in place (it becomes the tag), then [`Self::ctr`] from the tag's
+    /// counter block ([`counter_block`]) over `buffer`: the end of an encryption. A fused
+    /// engine does both in one call.
+    fn encrypt_then_ctr(&self, block: &mut [u8; 16], buffer: InOutBuf<'_, '_, u8>) {
+        self.encrypt_block(block);
+        self.ctr(&counter_block(block), buffer);
+    }
+
     /// `POLYVAL(pad(aad) || pad(msg) || lengths)` (step 2 of the module docs, before the nonce
     /// and the encryption).
     fn hash(&self, aad: &[u8], msg: &[u8]) -> [u8; 16] {
@@ -107,7 +116,7 @@ pub trait SivMessage {
 
     /// [`Self::hash`] of `aad` and the decryption of `input`, without writing the decryption
     /// anywhere the caller can see: CTR into a scratch buffer on the stack and POLYVAL from
-    /// there, [`SCRATCH`] bytes at a time (the buffer wiped afterwards with `zeroize`).
+    /// there, [`SCRATCH`] bytes at a time (the buffer wiped afterwards with the feature `siv-wipe`).
     fn ctr_hash_discard(&self, counter_block: &[u8; 16], aad: &[u8], input: &[u8]) -> [u8; 16] {
         let mut polyval = self.polyval();
         polyval.update_padded(aad);
@@ -125,14 +134,31 @@ pub trait SivMessage {
     }
 }
 
-/// [`SivMessage::hash`]'s default: on [`SivMessage::polyval`]'s state.
+/// [`SivMessage::hash`]'s default: on [`SivMessage::polyval`]'s state. A short message (up to
+/// [`SHORT_BLOCKS`] blocks with the length block) is laid out, zero-padded, in one buffer and
+/// hashed in one call: one reduction with the powers the state computed at setup.
 pub(crate) fn polyval_hash<M: SivMessage + ?Sized>(m: &M, aad: &[u8], msg: &[u8]) -> [u8; 16] {
     let mut polyval = m.polyval();
-    polyval.update_padded(aad);
-    polyval.update_padded(msg);
-    polyval.update(&[length_block(aad.len(), msg.len())]);
+    let lengths = length_block(aad.len(), msg.len());
+    let (na, nm) = (aad.len().div_ceil(16), msg.len().div_ceil(16));
+    if na + nm < SHORT_BLOCKS {
+        let mut blocks = [[0u8; 16]; SHORT_BLOCKS];
+        blocks.as_flattened_mut()[..aad.len()].copy_from_slice(aad);
+        blocks[na..].as_flattened_mut()[..msg.len()].copy_from_slice(msg);
+        blocks[na + nm] = lengths;
+        polyval.update(&blocks[..=na + nm]);
+        wipe(blocks.as_flattened_mut());
+    } else {
+        polyval.update_padded(aad);
+        polyval.update_padded(msg);
+        polyval.update(&[lengths]);
+    }
     polyval.finalize()
 }
+
+/// The most blocks (associated data, text and the length block) [`polyval_hash`] hashes from
+/// one buffer.
+const SHORT_BLOCKS: usize = 8;
 
 /// [`SivMessage::ctr_hash`]'s default: CTR, then POLYVAL of the output.
 pub(crate) fn ctr_then_hash<M: SivMessage + ?Sized>(
@@ -157,10 +183,15 @@ pub trait SivKeys {
     /// Encrypts each of `blocks` in place under the key-generating key.
     fn encrypt_derivation(&self, blocks: &mut [[u8; 16]]);
 
-    /// The keys that `derive` writes: the message-encryption key into a zeroed buffer of
-    /// [`Self::key_len`] bytes, the message-authentication key into the second (both wiped
-    /// afterwards with `zeroize`).
-    fn message(&self, derive: impl FnOnce(&mut [u8], &mut [u8; 16])) -> Self::Message;
+    /// Runs `f` with the message keys that `derive` writes: the message-encryption key into a
+    /// zeroed buffer of [`Self::key_len`] bytes, the message-authentication key into the second
+    /// (both wiped afterwards with `zeroize`). The keys live in this call's frame: nothing
+    /// copies a key schedule around.
+    fn with_message<R>(
+        &self,
+        derive: impl FnOnce(&mut [u8], &mut [u8; 16]),
+        f: impl FnOnce(&Self::Message) -> R,
+    ) -> R;
 }
 
 /// Encrypts `buffer` (input to output) under `keys` and nonce `nonce`; returns the tag.
@@ -170,10 +201,11 @@ pub fn seal<K: SivKeys>(
     aad: &[u8],
     buffer: InOutBuf<'_, '_, u8>,
 ) -> [u8; 16] {
-    let msg = message(keys, nonce);
-    let tag = tag(&msg, msg.hash(aad, buffer.get_in()), nonce);
-    msg.ctr(&counter_block(&tag), buffer);
-    tag
+    with_message(keys, nonce, |msg| {
+        let mut tag = tag_input(msg.hash(aad, buffer.get_in()), nonce);
+        msg.encrypt_then_ctr(&mut tag, buffer);
+        tag
+    })
 }
 
 /// Decrypts the input of `buffer` to its output if `tag` is the right one for it and `aad`;
@@ -185,25 +217,26 @@ pub fn open<K: SivKeys>(
     mut buffer: InOutBuf<'_, '_, u8>,
     tag: &[u8; 16],
 ) -> Result<(), TagMismatch> {
-    let msg = message(keys, nonce);
     let counter = counter_block(tag);
     let in_place = core::ptr::eq(buffer.get_in().as_ptr(), buffer.get_out().as_ptr());
-    if in_place {
-        let s = msg.ctr_hash(&counter, aad, buffer.reborrow());
-        if tag_matches(&self::tag(&msg, s, nonce), tag) {
-            return Ok(());
+    with_message(keys, nonce, |msg| {
+        if in_place {
+            let s = msg.ctr_hash(&counter, aad, buffer.reborrow());
+            if tag_matches(&self::tag(msg, s, nonce), tag) {
+                return Ok(());
+            }
+            // The same keystream over the plaintext gives back the ciphertext.
+            msg.ctr(&counter, buffer);
+            Err(TagMismatch)
+        } else {
+            let s = msg.ctr_hash_discard(&counter, aad, buffer.get_in());
+            if !tag_matches(&self::tag(msg, s, nonce), tag) {
+                return Err(TagMismatch);
+            }
+            msg.ctr(&counter, buffer);
+            Ok(())
         }
-        // The same keystream over the plaintext gives back the ciphertext.
-        msg.ctr(&counter, buffer);
-        Err(TagMismatch)
-    } else {
-        let s = msg.ctr_hash_discard(&counter, aad, buffer.get_in());
-        if !tag_matches(&self::tag(&msg, s, nonce), tag) {
-            return Err(TagMismatch);
-        }
-        msg.ctr(&counter, buffer);
-        Ok(())
-    }
+    })
 }
 
 /// The derivation block `i`: `LE32(i) || nonce`.
@@ -245,9 +278,14 @@ fn derive<K: SivKeys>(keys: &K, nonce: &[u8; NONCE_LEN], mac: &mut [u8; 16], enc
     wipe(batch.as_flattened_mut());
 }
 
-/// One message's keys (step 1 of the module docs).
-fn message<K: SivKeys>(keys: &K, nonce: &[u8; NONCE_LEN]) -> K::Message {
-    keys.message(|enc, mac| derive(keys, nonce, mac, enc))
+/// Runs `f` with one message's keys (step 1 of the module docs).
+#[inline]
+fn with_message<K: SivKeys, R>(
+    keys: &K,
+    nonce: &[u8; NONCE_LEN],
+    f: impl FnOnce(&K::Message) -> R,
+) -> R {
+    keys.with_message(|enc, mac| derive(keys, nonce, mac, enc), f)
 }
 
 /// POLYVAL's length block: `LE64(bits(A)) || LE64(bits(P))`.
@@ -259,14 +297,23 @@ pub fn length_block(aad_len: usize, msg_len: usize) -> [u8; 16] {
     b
 }
 
-/// The tag (step 2 of the module docs) from `s`, the POLYVAL of the message.
-fn tag<M: SivMessage>(msg: &M, mut s: [u8; 16], nonce: &[u8; NONCE_LEN]) -> [u8; 16] {
+/// The block the tag encrypts (step 2 of the module docs), from `s`, the POLYVAL of the
+/// message: `s` with the nonce XORed into its first 12 bytes and the top bit cleared.
+#[inline]
+fn tag_input(mut s: [u8; 16], nonce: &[u8; NONCE_LEN]) -> [u8; 16] {
     for (b, n) in s.iter_mut().zip(nonce) {
         *b ^= n;
     }
     s[15] &= 0x7f;
-    msg.encrypt_block(&mut s);
     s
+}
+
+/// The tag (step 2 of the module docs) from `s`, the POLYVAL of the message.
+#[inline]
+fn tag<M: SivMessage>(msg: &M, s: [u8; 16], nonce: &[u8; NONCE_LEN]) -> [u8; 16] {
+    let mut t = tag_input(s, nonce);
+    msg.encrypt_block(&mut t);
+    t
 }
 
 /// The first counter block: the tag with the top bit of byte 15 set.
@@ -275,15 +322,6 @@ pub fn counter_block(tag: &[u8; 16]) -> [u8; 16] {
     let mut c = *tag;
     c[15] |= 0x80;
     c
-}
-
-/// Clears `bytes` that held key material or plaintext (with the `zeroize` feature).
-#[inline]
-pub(crate) fn wipe(bytes: &mut [u8]) {
-    #[cfg(feature = "zeroize")]
-    zeroize::Zeroize::zeroize(bytes);
-    #[cfg(not(feature = "zeroize"))]
-    let _ = bytes;
 }
 
 #[cfg(test)]
@@ -323,7 +361,11 @@ mod tests {
                     b[4] = 0xee;
                 }
             }
-            fn message(&self, derive: impl FnOnce(&mut [u8], &mut [u8; 16])) -> NoAes {
+            fn with_message<R>(
+                &self,
+                derive: impl FnOnce(&mut [u8], &mut [u8; 16]),
+                f: impl FnOnce(&NoAes) -> R,
+            ) -> R {
                 let (mut k, mut mac) = ([0u8; 40], [0u8; 16]);
                 derive(&mut k[..self.0], &mut mac);
                 let half = |i| {
@@ -335,11 +377,11 @@ mod tests {
                 assert_eq!(k[..self.0], want[..]);
                 assert!(k[self.0..].iter().all(|&x| x == 0));
                 assert_eq!(mac[..], [half(0), half(1)].concat()[..]);
-                NoAes
+                f(&NoAes)
             }
         }
         for len in [16, 24, 32, 36, 40] {
-            let _ = message(&Echo(len), &[3; 12]);
+            with_message(&Echo(len), &[3; 12], |_| ());
         }
     }
 
@@ -402,11 +444,12 @@ mod tests {
             "encryption key"
         );
 
-        let msg = message(&keys, &nonce);
-        let s = msg.hash(&[], &[1, 0, 0, 0, 0, 0, 0, 0]);
-        assert_eq!(s, hex("eb93b7740962c5e49d2a90a7dc5cec74"), "POLYVAL");
-        let tag = tag(&msg, s, &nonce);
-        assert_eq!(tag, hex("578782fff6013b815b287c22493a364c"), "tag");
+        with_message(&keys, &nonce, |msg| {
+            let s = msg.hash(&[], &[1, 0, 0, 0, 0, 0, 0, 0]);
+            assert_eq!(s, hex("eb93b7740962c5e49d2a90a7dc5cec74"), "POLYVAL");
+            let tag = tag(msg, s, &nonce);
+            assert_eq!(tag, hex("578782fff6013b815b287c22493a364c"), "tag");
+        });
     }
 
     #[test]

@@ -120,8 +120,8 @@ impl Drop for PowerTable {
 }
 
 /// Expanded AES round keys: `rounds + 1` keys of 16 bytes (at most 15), `rounds` 10, 12 or 14
-/// by construction ([`RoundKeys::expand`] and [`RoundKeys::from_schedule`] are the only ways to
-/// make one).
+/// by construction ([`RoundKeys::expand`], [`RoundKeys::placeholder`] and [`RoundKeys::fill`]
+/// are the only ways to make or change one).
 #[derive(Clone)]
 pub(crate) struct RoundKeys {
     rk: [[u8; 16]; 15],
@@ -182,12 +182,33 @@ impl RoundKeys {
         Self { rk, rounds }
     }
 
-    /// Round keys computed otherwise (`x86::aesni`'s schedule of 128- and 256-bit keys in
-    /// registers): `rk[..=rounds]` with `rounds` 10, 12 or 14 (`None` for another count), the
-    /// entries past it zero.
+    /// An all-zero AES-128-shaped schedule, to be overwritten in place (`Isa::expand_into`)
+    /// before it is used, so that a per-message schedule is never copied around.
     #[inline(always)]
-    pub(crate) fn from_schedule(rk: [[u8; 16]; 15], rounds: usize) -> Option<Self> {
-        matches!(rounds, 10 | 12 | 14).then_some(Self { rk, rounds })
+    pub(crate) fn placeholder() -> Self {
+        Self {
+            rk: [[0; 16]; 15],
+            rounds: 10,
+        }
+    }
+
+    /// Overwrites the schedule in place with one that `fill` writes into the round keys (its
+    /// first `rounds + 1`) and whose round count it returns; the keys past them are zeroed.
+    /// `false`, the schedule all zero, if that count is not 10, 12 or 14 (`x86::aesni`'s
+    /// schedule of 128- and 256-bit keys in registers).
+    #[inline(always)]
+    pub(crate) fn fill(&mut self, fill: impl FnOnce(&mut [[u8; 16]; 15]) -> usize) -> bool {
+        let rounds = fill(&mut self.rk);
+        for k in &mut self.rk[(rounds + 1).min(15)..] {
+            *k = [0; 16];
+        }
+        let ok = matches!(rounds, 10 | 12 | 14);
+        if ok {
+            self.rounds = rounds;
+        } else {
+            self.rk = [[0; 16]; 15];
+        }
+        ok
     }
 
     /// 10, 12 or 14.

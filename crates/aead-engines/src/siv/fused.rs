@@ -24,14 +24,21 @@ use clmul_core::Polyval;
 use inout::InOutBuf;
 
 /// From this many bytes of associated data and text, POLYVAL runs on the engine's wide loop
-/// with a table of powers made for the message; below, on `clmul_core`'s keyed state.
-pub const WIDE_FROM: usize = 512;
+/// with a table of powers made for the message (stitched with CTR when decrypting); below, on
+/// `clmul_core`'s keyed state, which computes only the powers the message uses.
+pub const WIDE_FROM: usize = 4096;
+
+/// Below this many bytes, CTR runs on the narrowest engine of the family (AES-NI for the VAES
+/// engines): a few blocks do not fill a wide register, and its setup costs less.
+pub const NARROW_BELOW: usize = 256;
 
 /// AES-GCM-SIV on a fused engine: the engine's token (holding it proves the CPU runs the
-/// engine) and our round keys of the key-generating key.
+/// engine), the token of the narrowest engine of the same family for the few blocks of each
+/// message's setup and of short messages, and our round keys of the key-generating key.
 #[derive(Clone)]
 pub struct FusedSiv {
     token: Token,
+    small: Token,
     keys: RoundKeys,
 }
 
@@ -52,7 +59,11 @@ impl FusedSiv {
     pub fn new(engine: Engine, aes_key: &[u8], check: &[u8; 16]) -> Option<Self> {
         let token = Token::detect(engine)?;
         let keys = dispatch!(token, t => engine::checked_schedule(t, aes_key, check))?;
-        Some(Self { token, keys })
+        Some(Self {
+            token,
+            small: token.narrowest(),
+            keys,
+        })
     }
 
     /// The engine it runs on.
@@ -101,33 +112,43 @@ impl SivKeys for FusedSiv {
 
     #[inline]
     fn encrypt_derivation(&self, blocks: &mut [[u8; 16]]) {
-        dispatch!(self.token, t => engine::encrypt_blocks(t, &self.keys, blocks));
+        dispatch!(self.small, t => engine::encrypt_blocks(t, &self.keys, blocks));
     }
 
     #[inline]
-    fn message(&self, derive: impl FnOnce(&mut [u8], &mut [u8; 16])) -> Message {
-        let (mut key, mut mac) = ([0u8; 32], [0u8; 16]);
-        let key = &mut key[..self.key_len()];
-        derive(key, &mut mac);
-        let keys = dispatch!(self.token, t => t.expand(key));
-        wipe(key);
-        Message {
+    fn with_message<R>(
+        &self,
+        derive: impl FnOnce(&mut [u8], &mut [u8; 16]),
+        f: impl FnOnce(&Message) -> R,
+    ) -> R {
+        let mut msg = Message {
             token: self.token,
-            keys: keys.expect("a derived key has its key-generating key's AES length"),
-            mac,
-        }
+            small: self.small,
+            keys: RoundKeys::placeholder(),
+            mac: [0; 16],
+        };
+        let mut key = [0u8; 32];
+        let key = &mut key[..self.key_len()];
+        derive(key, &mut msg.mac);
+        // A derived key has its key-generating key's (AES) length: the expansion succeeds.
+        let expanded = dispatch!(self.token, t => t.expand_into(key, &mut msg.keys));
+        debug_assert!(expanded);
+        wipe(key);
+        f(&msg)
     }
 }
 
 /// One message's keys on a fused engine: our round keys of the derived encryption key and the
-/// derived authentication key (wiped on drop with `zeroize`).
+/// derived authentication key (wiped on drop with the feature `siv-wipe`; the round keys with
+/// `zeroize`).
 pub struct Message {
     token: Token,
+    small: Token,
     keys: RoundKeys,
     mac: [u8; 16],
 }
 
-#[cfg(feature = "zeroize")]
+#[cfg(feature = "siv-wipe")]
 impl Drop for Message {
     fn drop(&mut self) {
         wipe(&mut self.mac);
@@ -140,6 +161,17 @@ impl Message {
     #[inline]
     fn table(&self, len: usize) -> Option<PowerTable> {
         (len >= WIDE_FROM).then(|| PowerTable::polyval(&self.mac))
+    }
+
+    /// The engine for CTR over `len` bytes: the wide one, or for short data the narrowest
+    /// (its setup, broadcasting the round keys, costs less).
+    #[inline]
+    fn for_len(&self, len: usize) -> Token {
+        if len < WIDE_FROM {
+            self.small
+        } else {
+            self.token
+        }
     }
 }
 
@@ -155,18 +187,25 @@ impl SivMessage for Message {
     #[inline]
     fn encrypt_block(&self, block: &mut [u8; 16]) {
         let blocks = core::slice::from_mut(block);
-        dispatch!(self.token, t => engine::encrypt_blocks(t, &self.keys, blocks));
+        dispatch!(self.small, t => engine::encrypt_blocks(t, &self.keys, blocks));
     }
 
     #[inline]
     fn ctr(&self, counter_block: &[u8; 16], buffer: InOutBuf<'_, '_, u8>) {
         let (rk, off) = (&self.keys, Hashing::Off);
-        dispatch!(self.token, t => engine::siv_crypt(t, rk, &EMPTY, counter_block, &[], buffer, off));
+        let token = self.for_len(buffer.len());
+        dispatch!(token, t => engine::siv_crypt(t, rk, &EMPTY, counter_block, &[], buffer, off));
     }
 
     #[inline]
     fn polyval(&self) -> Polyval {
         Polyval::new(&self.mac)
+    }
+
+    #[inline]
+    fn encrypt_then_ctr(&self, block: &mut [u8; 16], buffer: InOutBuf<'_, '_, u8>) {
+        let token = self.for_len(buffer.len());
+        dispatch!(token, t => engine::siv_tag_ctr(t, &self.keys, block, buffer));
     }
 
     #[inline]

@@ -49,19 +49,38 @@ clmul_core::target_tier! {
 
     /// Expands a 16-, 24- or 32-byte key (other lengths get `None`).
     pub(crate) fn expand(key: &[u8]) -> Option<RoundKeys> {
-        let mut rk = [[0u8; 16]; 15];
-        // The next round key from `$prev` (and the assist of `$last`'s last word), stored at
-        // `$i`: `$sel` 0xff takes `RotWord(SubWord) ^ Rcon` (`$rcon`), 0xaa `SubWord` alone.
-        macro_rules! next {
-            ($prev:expr, $last:expr, $rcon:literal, $sel:literal, $i:literal) => {{
-                let assist = _mm_shuffle_epi32::<$sel>(_mm_aeskeygenassist_si128::<$rcon>($last));
-                let k = _mm_xor_si128(prefix($prev), assist);
-                store(&mut rk[$i], k);
-                k
-            }};
+        let mut rk = RoundKeys::placeholder();
+        expand_into(key, &mut rk).then_some(rk)
+    }
+
+    /// Expands a 16-, 24- or 32-byte key into `out`, in place; `false`, `out` unchanged, for
+    /// another length.
+    pub(crate) fn expand_into(key: &[u8], out: &mut RoundKeys) -> bool {
+        if key.len() == 24 {
+            return match RoundKeys::expand(key, |w| sub_word(w)) {
+                Some(rk) => {
+                    *out = rk;
+                    true
+                }
+                None => false,
+            };
         }
-        let rounds = match key.len() {
-            16 => {
+        if key.len() != 16 && key.len() != 32 {
+            return false;
+        }
+        out.fill(|rk| {
+            // The next round key from `$prev` (and the assist of `$last`'s last word), stored
+            // at `$i`: `$sel` 0xff takes `RotWord(SubWord) ^ Rcon` (`$rcon`), 0xaa `SubWord`
+            // alone.
+            macro_rules! next {
+                ($prev:expr, $last:expr, $rcon:literal, $sel:literal, $i:literal) => {{
+                    let assist = _mm_shuffle_epi32::<$sel>(_mm_aeskeygenassist_si128::<$rcon>($last));
+                    let k = _mm_xor_si128(prefix($prev), assist);
+                    store(&mut rk[$i], k);
+                    k
+                }};
+            }
+            if key.len() == 16 {
                 let k = load(key);
                 store(&mut rk[0], k);
                 let k = next!(k, k, 0x01, 0xff, 1);
@@ -75,8 +94,7 @@ clmul_core::target_tier! {
                 let k = next!(k, k, 0x1b, 0xff, 9);
                 next!(k, k, 0x36, 0xff, 10);
                 10
-            }
-            32 => {
+            } else {
                 let (a, b) = (load(&key[..16]), load(&key[16..]));
                 store(&mut rk[0], a);
                 store(&mut rk[1], b);
@@ -95,12 +113,7 @@ clmul_core::target_tier! {
                 next!(a, b, 0x40, 0xff, 14);
                 14
             }
-            _ => return RoundKeys::expand(key, |w| sub_word(w)),
-        };
-        let keys = RoundKeys::from_schedule(rk, rounds);
-        #[cfg(feature = "zeroize")]
-        zeroize::Zeroize::zeroize(&mut rk);
-        keys
+        })
     }
 
     /// FIPS-197's word-by-word schedule for every key length (the reference of the tests).

@@ -103,6 +103,11 @@ unsafe impl<W: Width> Isa for X86<W> {
         unsafe { aesni::expand(aes_key) }
     }
 
+    fn expand_into(self, aes_key: &[u8], out: &mut RoundKeys) -> bool {
+        // SAFETY: as `expand`.
+        unsafe { aesni::expand_into(aes_key, out) }
+    }
+
     unsafe fn run<J: Job>(self, job: J) -> J::Output {
         // SAFETY: the token proves detection; the job's obligations are the caller's.
         unsafe {
