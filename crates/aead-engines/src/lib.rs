@@ -33,7 +33,7 @@ mod tables;
 #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
 mod x86;
 
-pub use fused::{Engine, Fused, TagMismatch};
+pub use fused::{Active, Engine, Fused, TagMismatch};
 pub use inout::{self, InOutBuf};
 
 /// `usize` to `u64`, saturating (only matters on a hypothetical >64-bit `usize`, where a

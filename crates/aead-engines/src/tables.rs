@@ -31,6 +31,14 @@ pub(crate) struct PowerTable {
 }
 
 impl PowerTable {
+    /// All zero (an inactive fused state's).
+    pub(crate) fn zero() -> Self {
+        PowerTable {
+            pow: [0; LEN],
+            powx: [0; LEN],
+        }
+    }
+
     /// The table for GHASH's key `h = E_K(0^128)`, its powers computed with the detected
     /// GHASH backend.
     pub(crate) fn ghash(h: &[u8; 16]) -> Self {
@@ -116,7 +124,8 @@ impl Drop for PowerTable {
 }
 
 /// Expanded AES round keys: `rounds + 1` keys of 16 bytes (at most 15), `rounds` 10, 12 or 14
-/// by construction ([`RoundKeys::expand`] is the only way to make one).
+/// by construction ([`RoundKeys::expand`] and [`RoundKeys::zero`] are the only ways to make
+/// one).
 #[derive(Clone)]
 pub(crate) struct RoundKeys {
     rk: [[u8; 16]; 15],
@@ -166,6 +175,14 @@ impl RoundKeys {
         #[cfg(feature = "zeroize")]
         zeroize::Zeroize::zeroize(&mut w);
         Some(Self { rk, rounds })
+    }
+
+    /// All zero, ten rounds (an inactive fused state's, never used to encrypt).
+    pub(crate) fn zero() -> Self {
+        RoundKeys {
+            rk: [[0; 16]; 15],
+            rounds: 10,
+        }
     }
 
     /// 10, 12 or 14.
