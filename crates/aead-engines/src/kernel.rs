@@ -99,22 +99,28 @@ impl<L: Lanes> AesKeys<L> {
         let shift = usize::from(L::KEY_FIRST);
         // The first slot of `extra` in use: 4, 2 or 0.
         let extra_from = 14 - r;
+        // Every slot is written at a constant index (a slot chosen at run time would keep the
+        // whole struct in memory, and returning it would copy a kilobyte).
         // SAFETY: forwarded from the caller.
         unsafe {
-            let mut ks = AesKeys {
-                first: L::broadcast(rk.key(if L::KEY_FIRST { r - 1 } else { 0 })),
-                extra: [L::zero(); 4],
-                mid: [L::zero(); 9],
-                last: L::broadcast(rk.key(r)),
-                rounds: r,
-            };
-            for j in extra_from..4 {
-                ks.extra[j] = L::broadcast(rk.key(j - extra_from + 1 - shift));
+            let zero = L::zero();
+            let mut extra = [zero; 4];
+            for (j, k) in extra.iter_mut().enumerate() {
+                if j >= extra_from {
+                    *k = L::broadcast(rk.key(j - extra_from + 1 - shift));
+                }
             }
-            for (i, k) in ks.mid.iter_mut().enumerate() {
+            let mut mid = [zero; 9];
+            for (i, k) in mid.iter_mut().enumerate() {
                 *k = L::broadcast(rk.key(r - 9 + i - shift));
             }
-            ks
+            AesKeys {
+                first: L::broadcast(rk.key(if L::KEY_FIRST { r - 1 } else { 0 })),
+                extra,
+                mid,
+                last: L::broadcast(rk.key(r)),
+                rounds: r,
+            }
         }
     }
 
@@ -132,13 +138,16 @@ impl<L: Lanes> AesKeys<L> {
     /// The extra rounds of AES-192 (two) and AES-256 (four), on every register of `x`.
     #[inline(always)]
     unsafe fn extra<const N: usize>(&self, x: &mut [L; N]) {
-        let from = if self.rounds > 12 { 0 } else { 2 };
-        if self.rounds > 10 {
-            for k in &self.extra[from..] {
-                for v in x.iter_mut() {
-                    // SAFETY: forwarded from the caller.
-                    *v = unsafe { L::aes_round(*v, *k) };
+        // Constant indices only (see `new`).
+        // SAFETY: forwarded from the caller.
+        unsafe {
+            if self.rounds > 10 {
+                if self.rounds > 12 {
+                    round_all(x, self.extra[0]);
+                    round_all(x, self.extra[1]);
                 }
+                round_all(x, self.extra[2]);
+                round_all(x, self.extra[3]);
             }
         }
     }
@@ -195,6 +204,15 @@ impl<L: Lanes> AesKeys<L> {
             let [c] = self.encrypt([L::broadcast(block)], &[L::zero()]);
             L::lane0(c)
         }
+    }
+}
+
+/// One AES round with key `k` on every register of `x`.
+#[inline(always)]
+unsafe fn round_all<L: Lanes, const N: usize>(x: &mut [L; N], k: L) {
+    for v in x.iter_mut() {
+        // SAFETY: forwarded from the caller.
+        *v = unsafe { L::aes_round(*v, k) };
     }
 }
 
