@@ -36,13 +36,26 @@
 //! time on the CPUs that have them. Branches depend only on lengths.
 #![no_std]
 #![cfg_attr(docsrs, feature(doc_cfg))]
+#![cfg_attr(ct_taint, feature(cfg_sanitize))]
 #![warn(missing_docs)]
+
+// `--cfg ct_taint` is the build that `cargo xtask ct` checks with MemorySanitizer (nightly);
+// `taint::declassify` calls into the MSan runtime, which only that sanitizer links.
+// (In a module of its own: the gated `sanitize` cfg is then only read in that build.)
+#[cfg(ct_taint)]
+mod needs_msan {
+    #[cfg(not(sanitize = "memory"))]
+    compile_error!(
+        "`--cfg ct_taint` is the MemorySanitizer check's build: add `-Zsanitizer=memory`"
+    );
+}
 
 pub mod soft;
 
 mod backend;
 mod portable;
 mod state;
+mod taint;
 
 #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
 mod x86;
@@ -63,6 +76,7 @@ pub mod __private {
     #[cfg(target_arch = "aarch64")]
     pub use crate::aarch64::pmull;
     pub use crate::state::{Key, POWERS, for_padded_blocks};
+    pub use crate::taint::declassify;
     #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
     pub use crate::x86::pclmul;
     #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
