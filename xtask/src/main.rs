@@ -29,10 +29,12 @@
 mod bench;
 mod cross_test;
 mod ct;
+mod disasm;
 mod fuzz;
 mod proc;
 mod table;
 mod test;
+mod tools;
 mod upstream;
 
 use std::process::ExitCode;
@@ -48,8 +50,8 @@ Commands:
   cross-test      run the tests on big- and little-endian targets under QEMU, the x86
                   dispatch ladder and Miri (see `cargo xtask cross-test --help`)
   upstream-tests  the published polyval/ghash/aes-gcm/aes-gcm-siv test suites against ours
-  ct              constant-time validation under Valgrind memcheck, every backend
-                  (see `cargo xtask ct --help`)
+  ct              constant-time validation of every backend and engine: Valgrind,
+                  MemorySanitizer and the release binary's disassembly (see `--help`)
   fuzz            run each cargo-fuzz target N seconds (`cargo xtask fuzz --time N`)
   help            print this message
 ";
