@@ -44,7 +44,8 @@ cargo xtask <COMMAND>
 
 Commands:
   test            everything CI runs: workspace tests, the forced-portable build, the
-                  published crates' suites against ours, and `cross-test --quick --install`
+                  published crates' suites against ours, `ct --quick` and
+                  `cross-test --quick --install`
   bench           criterion benchmarks against RustCrypto, ring and aws-lc-rs; rewrites the
                   README's benchmark section and docs/*.svg
   cross-test      run the tests on big- and little-endian targets under QEMU, the x86
@@ -52,7 +53,8 @@ Commands:
   upstream-tests  the published polyval/ghash/aes-gcm/aes-gcm-siv test suites against ours
   ct              constant-time validation of every backend and engine: Valgrind,
                   MemorySanitizer and the release binary's disassembly (see `--help`)
-  fuzz            run each cargo-fuzz target N seconds (`cargo xtask fuzz --time N`)
+  fuzz            run each cargo-fuzz target N seconds (`cargo xtask fuzz --time N`);
+                  installs nightly and cargo-fuzz when missing
   help            print this message
 ";
 

@@ -6,36 +6,46 @@
 //!    code, the oracles, published vectors and the published crates);
 //! 2. the same with `--cfg polyval_backend="soft"` (in `target/soft`);
 //! 3. `cargo xtask upstream-tests` (the published crates' own suites against ours);
-//! 4. `cargo xtask cross-test --quick --install` (big-endian s390x, aarch64 with PMULL and
+//! 4. `cargo xtask ct --quick`: the constant-time checks on a subset of the operations, on
+//!    every backend and engine this CPU has, with their seeded leaks: Valgrind (the shipped
+//!    build), MemorySanitizer, and the disassembly check of the release binary; MSan is
+//!    skipped with a note only if the nightly toolchain cannot be installed;
+//! 5. `cargo xtask cross-test --quick --install` (big-endian s390x, aarch64 with PMULL and
 //!    ARMv8 AES and forced-portable, the x86 dispatch ladder under QEMU, Miri on s390x).
+//!
+//! Step 0 also runs clippy over the two crates with their own workspaces, `ct/` and `fuzz/`.
 
 use std::process::Command;
 
 use crate::upstream::{target_dir, workspace_root};
 
 const HELP: &str = "\
-cargo xtask test [--no-cross] [--no-upstream]
+cargo xtask test [--no-cross] [--no-upstream] [--no-ct]
 
 Runs the workspace tests, the forced-portable build's tests, the published crates' test
-suites against ours, and the quick cross-test (installing QEMU and cross linkers with
-apt-get when missing; needs root for that).
+suites against ours, the quick constant-time checks (`cargo xtask ct --quick`), and the
+quick cross-test (installing QEMU and cross linkers with apt-get when missing, and the
+nightly toolchain with rustup; needs root for apt-get).
 ";
 
 pub struct Steps {
     pub cross: bool,
     pub upstream: bool,
+    pub ct: bool,
 }
 
 pub fn parse(args: &[String]) -> Result<Option<Steps>, String> {
     let mut steps = Steps {
         cross: true,
         upstream: true,
+        ct: true,
     };
     for a in args {
         match a.as_str() {
             "-h" | "--help" => return Ok(None),
             "--no-cross" => steps.cross = false,
             "--no-upstream" => steps.upstream = false,
+            "--no-ct" => steps.ct = false,
             other => return Err(format!("unknown option `{other}`")),
         }
     }
@@ -46,7 +56,7 @@ pub fn help() -> &'static str {
     HELP
 }
 
-/// Runs the local steps (1-3); the caller runs the cross-test step.
+/// Runs the local steps (0-4); the caller runs the cross-test step.
 pub fn run_local(steps: &Steps) -> Result<(), String> {
     let root = workspace_root()?;
     let target = target_dir(&root);
@@ -68,6 +78,19 @@ pub fn run_local(steps: &Steps) -> Result<(), String> {
         ])
         .current_dir(&root);
     status("cargo clippy", &mut clippy)?;
+    // The crates with their own workspaces: the constant-time harness and the fuzz targets
+    // (aws-lc-sys with its plain C build, as `cargo xtask fuzz` builds it).
+    for (dir, sub) in [("ct", "ct-clippy"), ("fuzz", "fuzz-clippy")] {
+        let mut c = Command::new("cargo");
+        c.args(["clippy", "--all-targets", "--manifest-path"])
+            .arg(root.join(dir).join("Cargo.toml"))
+            .arg("--target-dir")
+            .arg(target.join(sub))
+            .args(["--", "-D", "warnings"])
+            .env("AWS_LC_SYS_CMAKE_BUILDER", "0")
+            .current_dir(&root);
+        status(&format!("cargo clippy ({dir}/)"), &mut c)?;
+    }
     let mut doc = Command::new("cargo");
     doc.args(["doc", "--no-deps", "--all-features"])
         .args([
@@ -105,6 +128,14 @@ pub fn run_local(steps: &Steps) -> Result<(), String> {
 
     if steps.upstream {
         crate::upstream::run(&[])?;
+    }
+    if steps.ct {
+        println!("xtask test: cargo xtask ct --quick");
+        let opts = crate::ct::Options {
+            msan_optional: true,
+            ..crate::ct::Options::parse(&["--quick".to_owned()])?.expect("not --help")
+        };
+        crate::ct::run_with(&opts)?;
     }
     Ok(())
 }
