@@ -79,16 +79,20 @@ pub fn run(args: &[String]) -> Result<(), String> {
     tools::ensure_cargo_tool("fuzz", "cargo-fuzz")?;
 
     // Build first, so that a compile error is reported as one, with the compiler's messages.
-    let mut build = fuzz_cmd(&fuzz);
-    build.args(["build", "-O"]).args(&targets);
-    eprintln!("$ {}", proc::display(&build));
-    let out = build
-        .output()
-        .map_err(|e| format!("cannot run cargo fuzz: {e}"))?;
-    if !out.status.success() {
-        let stderr = String::from_utf8_lossy(&out.stderr);
-        eprintln!("{}", compiler_errors(&stderr));
-        return Err("fuzz: building the fuzz targets failed (compiler output above)".into());
+    for t in &targets {
+        let mut build = fuzz_cmd(&fuzz);
+        build.args(["build", "-O", t]);
+        eprintln!("$ {}", proc::display(&build));
+        let out = build
+            .output()
+            .map_err(|e| format!("cannot run cargo fuzz: {e}"))?;
+        if !out.status.success() {
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            eprintln!("{}", compiler_errors(&stderr));
+            return Err(format!(
+                "building the fuzz target {t} failed (compiler output above)"
+            ));
+        }
     }
 
     let mut rows = Vec::new();
@@ -152,7 +156,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
     if failed.is_empty() {
         Ok(())
     } else {
-        Err(format!("fuzz: {}", failed.join("; ")))
+        Err(failed.join("; "))
     }
 }
 
