@@ -350,7 +350,7 @@ fn valgrind_checks(
         report.cell(
             "self-test: seeded leaks",
             v.checker,
-            format!("{caught}/{expected} caught"),
+            format!("{caught}/{expected} as expected"),
         );
         if !bad.is_empty() || expected == 0 {
             report.fail(format!("{}: seeded leaks not caught: {bad:?}", v.checker));
@@ -628,7 +628,7 @@ fn msan_checks(
     report.cell(
         "self-test: seeded leaks",
         "msan",
-        format!("{caught}/{expected} caught"),
+        format!("{caught}/{expected} as expected"),
     );
     if !bad.is_empty() || expected == 0 {
         report.fail(format!("msan: seeded leaks not caught: {bad:?}"));
