@@ -196,9 +196,12 @@ type PeerAlgs = (
 
 /// aws-lc-rs's AES-GCM: seals `m` (ciphertext and tag), and opens `sealed` (ciphertext || tag)
 /// if the tag is right.
-fn aws_lc(alg: &'static aws_lc_rs::aead::Algorithm, key: &[u8], m: &Message<'_>, sealed: &[u8])
-    -> (Vec<u8>, Vec<u8>, Option<Vec<u8>>)
-{
+fn aws_lc(
+    alg: &'static aws_lc_rs::aead::Algorithm,
+    key: &[u8],
+    m: &Message<'_>,
+    sealed: &[u8],
+) -> (Vec<u8>, Vec<u8>, Option<Vec<u8>>) {
     use aws_lc_rs::aead::{Aad, LessSafeKey, Nonce, UnboundKey};
     let k = LessSafeKey::new(UnboundKey::new(alg, key).expect("aws-lc-rs key"));
     let mut ct = m.pt.to_vec();
@@ -211,7 +214,11 @@ fn aws_lc(alg: &'static aws_lc_rs::aead::Algorithm, key: &[u8], m: &Message<'_>,
         .expect("aws-lc-rs seal");
     let mut buf = sealed.to_vec();
     let opened = k
-        .open_in_place(Nonce::assume_unique_for_key(m.nonce), Aad::from(m.aad), &mut buf)
+        .open_in_place(
+            Nonce::assume_unique_for_key(m.nonce),
+            Aad::from(m.aad),
+            &mut buf,
+        )
         .ok()
         .map(|p| p.to_vec());
     (ct, tag.as_ref().to_vec(), opened)
@@ -252,7 +259,11 @@ where
     let (aws_ct, aws_tag, aws_opened) = aws_lc(aws_alg, key.as_slice(), m, &sealed);
     assert_eq!(aws_ct, want, "aws-lc-rs vs upstream ciphertext");
     assert_eq!(aws_tag, want_tag.as_slice(), "aws-lc-rs vs upstream tag");
-    assert_eq!(aws_opened.as_deref(), Some(m.pt), "aws-lc-rs opens the sealed message");
+    assert_eq!(
+        aws_opened.as_deref(),
+        Some(m.pt),
+        "aws-lc-rs opens the sealed message"
+    );
 
     for (name, gcm) in instances::<A, U12>(&key) {
         let mut ct = m.pt.to_vec();
@@ -279,7 +290,11 @@ where
         let mut sealed = want.clone();
         sealed.extend_from_slice(&tag);
         let (_, _, opened) = aws_lc(aws_alg, key.as_slice(), m, &sealed);
-        assert_eq!(opened.as_deref(), Some(m.pt), "aws-lc-rs opens {name}'s message");
+        assert_eq!(
+            opened.as_deref(),
+            Some(m.pt),
+            "aws-lc-rs opens {name}'s message"
+        );
     }
 
     // A 1-byte nonce: J0 = GHASH(nonce || pad || lengths).
