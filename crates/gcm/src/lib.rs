@@ -102,7 +102,8 @@
 //! instructions or masked integer multiplies; AES: AES instructions or the `aes` crate's
 //! bitsliced software). The tag comparison is constant time ([`ctutils::CtEq`]). Running time
 //! depends on the lengths of the message and associated data, and on whether decryption
-//! succeeded.
+//! succeeded. The repository's `cargo xtask ct` checks every engine with Valgrind,
+//! MemorySanitizer (the `ct_taint` build) and rules on the release binary's disassembly.
 //!
 //! # Limits
 //!
