@@ -1,20 +1,25 @@
-//! POLYVAL and GHASH throughput: each of our backends this CPU can run, our `polyval`/`ghash`
-//! crates on their detected path, and RustCrypto's published `polyval` 0.7.3 / `ghash` 0.6.0.
+//! POLYVAL and GHASH throughput in every way a caller uses a keyed state, ours against
+//! RustCrypto's published `polyval` 0.7.3 / `ghash` 0.6.0, plus each `clmul_core` backend this
+//! CPU can run.
 //!
-//! Groups (`<hash>` is `polyval` or `ghash`; ids are `<impl>/<bytes>`):
+//! Groups (`<hash>` is `polyval` or `ghash`; ids are `<impl>/<bytes>`; every iteration hashes
+//! one whole message and produces its tag):
 //!
-//! - `<hash>/update`: the key is set up once, outside the timing; each iteration hashes one
-//!   message, independent of the previous one: `update_padded` + `finalize`, and the state back
-//!   to "keyed, empty" by the cheapest means the API offers. `clmul_core` states finalize by
-//!   reference and `reset`; the `polyval` crates have `Reset`, so `finalize_reset` (whose
-//!   default body clones the state); the `ghash` crates have no `Reset` (upstream's API), so
-//!   each message starts from a clone of the keyed state, as RustCrypto's `aes-gcm` does. The
-//!   crate rows therefore include what the crate API costs per message beyond `clmul_core`.
-//! - `<hash>/new+64B`: `new` + one 64-byte `update_padded` + `finalize`: key setup included.
+//! - `<hash>/new`: a fresh key per message: `new` + `update_padded` + `finalize` (AES-GCM-SIV
+//!   keys POLYVAL per nonce).
+//! - `<hash>/clone`: a keyed state set up once, cloned per message: `clone` + `update_padded` +
+//!   `finalize` (RustCrypto's `aes-gcm` hashes each message this way).
+//! - `polyval/kept`: one state kept across messages: `update_padded` + `finalize_reset`
+//!   (`ghash::GHash` has no `Reset`, as upstream).
+//! - `<hash>/pieces`: the message in uneven pieces of whole blocks (1, 2, 3, 5, 7, 11, 13
+//!   blocks, repeating) through `update`, from a kept state (`polyval`) or a clone (`ghash`):
+//!   streaming callers.
+//! - `<hash>/backend`: the kept pattern on `clmul_core` directly, per backend (`ours-<backend>`):
+//!   what each kernel does without the crate API around it.
 //!
-//! Impls: `ours-portable`, `ours-pclmul`, `ours-avx2`, `ours-avx512` (`clmul_core` with that
-//! backend; a backend this CPU lacks is skipped, with a message), `ours` (our `polyval`/`ghash`
-//! crate: the detected backend), `rustcrypto` (the published crates).
+//! Impls: `ours` (our crate, detected backend), `rustcrypto` (the published crate), and in the
+//! backend groups `ours-portable`, `ours-pclmul`, `ours-avx2`, `ours-avx512`, `ours-pmull` (a
+//! backend this CPU lacks is skipped, with a message).
 //!
 //! Built with `RUSTFLAGS='--cfg polyval_backend="soft"'`, RustCrypto and our crates run their
 //! portable code, and only `ours-portable` of the explicit backends is measured: that run is the
@@ -28,182 +33,260 @@ use std::time::Duration;
 use clmul_core::Backend;
 use criterion::measurement::WallTime;
 use criterion::{BenchmarkGroup, BenchmarkId, Criterion, Throughput, criterion_group};
+use polyval::universal_hash::array::Array;
 use polyval::universal_hash::consts::U16;
 use polyval::universal_hash::{KeyInit, Reset, UniversalHash};
 
 /// Message lengths, in bytes.
-const SIZES: [usize; 6] = [16, 64, 256, 1024, 8192, 16384];
-/// The message length of the key-setup group.
-const NEW_LEN: usize = 64;
+const SIZES: [usize; 6] = [16, 64, 256, 1024, 4096, 16384];
+/// Piece lengths of the `pieces` groups, in blocks (repeating).
+const PIECES: [usize; 7] = [1, 2, 3, 5, 7, 11, 13];
 /// An arbitrary key (POLYVAL's key, or GHASH's H).
 const KEY: [u8; 16] = *b"\x25\x62\x93\x47\x58\x92\x42\x76\x1d\x31\xf8\x26\xba\x4b\x75\x7b";
 
 /// Whether this build forces the portable backend (`--cfg polyval_backend="soft"`).
 const FORCED_SOFT: bool = cfg!(polyval_backend = "soft");
 
+type Block = Array<u8, U16>;
+
 /// The explicit `clmul_core` backends to measure: every one this CPU has (only the portable one
 /// in a forced-soft build). Prints the ones skipped and why, once.
 fn backends() -> &'static [Backend] {
     static RUN: OnceLock<Vec<Backend>> = OnceLock::new();
-    RUN.get_or_init(choose_backends)
-}
-
-fn choose_backends() -> Vec<Backend> {
-    let mut run = Vec::new();
-    for &b in Backend::ALL {
-        if FORCED_SOFT && b != Backend::Portable {
-            eprintln!("uhf: ours-{b}: skipped (forced-soft build measures the portable backend)");
-        } else if !b.is_available() {
-            eprintln!("uhf: ours-{b}: skipped (this CPU lacks {:?})", b.features());
-        } else {
-            run.push(b);
+    RUN.get_or_init(|| {
+        let mut run = Vec::new();
+        for &b in Backend::ALL {
+            if FORCED_SOFT && b != Backend::Portable {
+                eprintln!(
+                    "uhf: ours-{b}: skipped (forced-soft build measures the portable backend)"
+                );
+            } else if !b.is_available() {
+                eprintln!("uhf: ours-{b}: skipped (this CPU lacks {:?})", b.features());
+            } else {
+                run.push(b);
+            }
         }
-    }
-    run
+        run
+    })
 }
 
-/// Times one message per iteration: `message` hashes it with (or from) `state` and leaves
-/// `state` ready for the next.
-fn update_case<S>(
+/// Times `message` on `data` (one whole message per iteration) with `state` kept across
+/// iterations.
+fn case<S>(
     g: &mut BenchmarkGroup<'_, WallTime>,
     name: &str,
     data: &[u8],
     mut state: S,
-    mut message: impl FnMut(&mut S, &[u8]),
+    mut message: impl FnMut(&mut S, &[u8]) -> [u8; 16],
 ) {
     g.throughput(Throughput::Bytes(data.len() as u64));
     g.bench_with_input(BenchmarkId::new(name, data.len()), data, |b, data| {
-        b.iter(|| message(&mut state, black_box(data)));
+        b.iter(|| black_box(message(&mut state, black_box(data))));
     });
 }
 
-/// Times key setup plus one `NEW_LEN`-byte message.
-fn new_case(
-    g: &mut BenchmarkGroup<'_, WallTime>,
-    name: &str,
-    data: &[u8],
-    oneshot: impl Fn(&[u8; 16], &[u8]) -> [u8; 16],
-) {
-    let data = &data[..NEW_LEN];
-    g.throughput(Throughput::Bytes(NEW_LEN as u64));
-    g.bench_with_input(BenchmarkId::new(name, NEW_LEN), data, |b, data| {
-        b.iter(|| oneshot(black_box(&KEY), black_box(data)));
-    });
-}
-
-/// Absorbs a message into a `clmul_core` state, finalizes it and resets it: all by reference.
-fn core_message<const GHASH: bool>(s: &mut clmul_core::Hasher<GHASH>, data: &[u8]) {
-    s.update_padded(data);
-    black_box(s.finalize());
-    s.reset();
-}
-
-/// Hashes a message with a `UniversalHash` that can be reset (POLYVAL): `finalize_reset`.
-fn reset_message<U: UniversalHash + Reset + Clone>(s: &mut U, data: &[u8]) {
-    s.update_padded(data);
-    black_box(s.finalize_reset());
-}
-
-/// Hashes a message with a `UniversalHash` that cannot be reset (GHASH): a clone of the keyed
-/// state `keyed` absorbs it and is finalized.
-fn clone_message<U: UniversalHash + Clone>(keyed: &mut U, data: &[u8]) {
-    let mut s = keyed.clone();
-    s.update_padded(data);
-    black_box(s.finalize());
-}
-
-/// Keys a `UniversalHash`, absorbs `data` and finalizes.
-fn uhf_oneshot<U: UniversalHash<BlockSize = U16> + KeyInit<KeySize = U16>>(
-    key: &[u8; 16],
+/// `new` + `update_padded` + `finalize`.
+fn new_message<U: UniversalHash<BlockSize = U16> + KeyInit<KeySize = U16>>(
+    key: &mut [u8; 16],
     data: &[u8],
 ) -> [u8; 16] {
-    let mut s = U::new(&(*key).into());
+    let mut s = U::new(&(*black_box(&*key)).into());
     s.update_padded(data);
     s.finalize().into()
 }
 
+/// `clone` of the keyed state + `update_padded` + `finalize`.
+fn clone_message<U: UniversalHash<BlockSize = U16> + Clone>(
+    keyed: &mut U,
+    data: &[u8],
+) -> [u8; 16] {
+    let mut s = black_box(&*keyed).clone();
+    s.update_padded(data);
+    s.finalize().into()
+}
+
+/// `update_padded` + `finalize_reset` on a kept state.
+fn kept_message<U: UniversalHash<BlockSize = U16> + Reset + Clone>(
+    s: &mut U,
+    data: &[u8],
+) -> [u8; 16] {
+    s.update_padded(data);
+    s.finalize_reset().into()
+}
+
+/// `update` in uneven pieces of whole blocks, into `s`.
+fn absorb_pieces<U: UniversalHash<BlockSize = U16>>(s: &mut U, data: &[u8]) {
+    let (blocks, _) = data.as_chunks::<16>();
+    let blocks = Block::cast_slice_from_core(blocks);
+    let mut rest = blocks;
+    for &n in PIECES.iter().cycle() {
+        if rest.is_empty() {
+            break;
+        }
+        let (piece, tail) = rest.split_at(n.min(rest.len()));
+        s.update(piece);
+        rest = tail;
+    }
+}
+
+/// Pieces into a kept state, then `finalize_reset`.
+fn kept_pieces<U: UniversalHash<BlockSize = U16> + Reset + Clone>(
+    s: &mut U,
+    data: &[u8],
+) -> [u8; 16] {
+    absorb_pieces(s, data);
+    s.finalize_reset().into()
+}
+
+/// Pieces into a clone of the keyed state, then `finalize`.
+fn clone_pieces<U: UniversalHash<BlockSize = U16> + Clone>(keyed: &mut U, data: &[u8]) -> [u8; 16] {
+    let mut s = black_box(&*keyed).clone();
+    absorb_pieces(&mut s, data);
+    s.finalize().into()
+}
+
+/// The kept pattern on `clmul_core` directly.
+fn core_message<const GHASH: bool>(s: &mut clmul_core::Hasher<GHASH>, data: &[u8]) -> [u8; 16] {
+    s.update_padded(data);
+    let tag = s.finalize();
+    s.reset();
+    tag
+}
+
 fn polyval(c: &mut Criterion) {
     let data = benches::test_data(*SIZES.iter().max().unwrap_or(&0));
-    let backends = backends();
     let key = KEY.into();
-
     // Sizes outermost, so the impls compared at one size are measured close together in time.
-    let mut g = c.benchmark_group("polyval/update");
+    let mut g = c.benchmark_group("polyval/new");
     for len in SIZES {
         let d = &data[..len];
-        for &b in backends {
-            let s = clmul_core::Polyval::with_backend(&KEY, b).expect("available");
-            update_case(&mut g, &format!("ours-{b}"), d, s, core_message);
-        }
-        let ours = polyval::Polyval::new(&key);
-        update_case(&mut g, "ours", d, ours, reset_message);
-        let theirs = upstream_polyval::Polyval::new(&key);
-        update_case(&mut g, "rustcrypto", d, theirs, reset_message);
+        case(&mut g, "ours", d, KEY, new_message::<polyval::Polyval>);
+        case(
+            &mut g,
+            "rustcrypto",
+            d,
+            KEY,
+            new_message::<upstream_polyval::Polyval>,
+        );
     }
     g.finish();
-
-    let mut g = c.benchmark_group("polyval/new+64B");
-    for &b in backends {
-        new_case(&mut g, &format!("ours-{b}"), &data, |k, d| {
-            let mut s = clmul_core::Polyval::with_backend(k, b).expect("available");
-            s.update_padded(d);
-            s.finalize()
-        });
+    let mut g = c.benchmark_group("polyval/clone");
+    for len in SIZES {
+        let d = &data[..len];
+        case(
+            &mut g,
+            "ours",
+            d,
+            polyval::Polyval::new(&key),
+            clone_message,
+        );
+        case(
+            &mut g,
+            "rustcrypto",
+            d,
+            upstream_polyval::Polyval::new(&key),
+            clone_message,
+        );
     }
-    new_case(&mut g, "ours", &data, uhf_oneshot::<polyval::Polyval>);
-    new_case(
-        &mut g,
-        "rustcrypto",
-        &data,
-        uhf_oneshot::<upstream_polyval::Polyval>,
-    );
+    g.finish();
+    let mut g = c.benchmark_group("polyval/kept");
+    for len in SIZES {
+        let d = &data[..len];
+        case(&mut g, "ours", d, polyval::Polyval::new(&key), kept_message);
+        case(
+            &mut g,
+            "rustcrypto",
+            d,
+            upstream_polyval::Polyval::new(&key),
+            kept_message,
+        );
+    }
+    g.finish();
+    let mut g = c.benchmark_group("polyval/pieces");
+    for len in SIZES {
+        let d = &data[..len];
+        case(&mut g, "ours", d, polyval::Polyval::new(&key), kept_pieces);
+        case(
+            &mut g,
+            "rustcrypto",
+            d,
+            upstream_polyval::Polyval::new(&key),
+            kept_pieces,
+        );
+    }
+    g.finish();
+    let mut g = c.benchmark_group("polyval/backend");
+    for len in SIZES {
+        let d = &data[..len];
+        for &b in backends() {
+            let s = clmul_core::Polyval::with_backend(&KEY, b).expect("available");
+            case(&mut g, &format!("ours-{b}"), d, s, core_message);
+        }
+    }
     g.finish();
 }
 
 fn ghash(c: &mut Criterion) {
     let data = benches::test_data(*SIZES.iter().max().unwrap_or(&0));
-    let backends = backends();
     let key = KEY.into();
-
-    let mut g = c.benchmark_group("ghash/update");
+    let mut g = c.benchmark_group("ghash/new");
     for len in SIZES {
         let d = &data[..len];
-        for &b in backends {
-            let s = clmul_core::Ghash::with_backend(&KEY, b).expect("available");
-            update_case(&mut g, &format!("ours-{b}"), d, s, core_message);
-        }
-        let ours = ghash::GHash::new(&key);
-        update_case(&mut g, "ours", d, ours, clone_message);
-        let theirs = upstream_ghash::GHash::new(&key);
-        update_case(&mut g, "rustcrypto", d, theirs, clone_message);
+        case(&mut g, "ours", d, KEY, new_message::<ghash::GHash>);
+        case(
+            &mut g,
+            "rustcrypto",
+            d,
+            KEY,
+            new_message::<upstream_ghash::GHash>,
+        );
     }
     g.finish();
-
-    let mut g = c.benchmark_group("ghash/new+64B");
-    for &b in backends {
-        new_case(&mut g, &format!("ours-{b}"), &data, |k, d| {
-            let mut s = clmul_core::Ghash::with_backend(k, b).expect("available");
-            s.update_padded(d);
-            s.finalize()
-        });
+    let mut g = c.benchmark_group("ghash/clone");
+    for len in SIZES {
+        let d = &data[..len];
+        case(&mut g, "ours", d, ghash::GHash::new(&key), clone_message);
+        case(
+            &mut g,
+            "rustcrypto",
+            d,
+            upstream_ghash::GHash::new(&key),
+            clone_message,
+        );
     }
-    new_case(&mut g, "ours", &data, uhf_oneshot::<ghash::GHash>);
-    new_case(
-        &mut g,
-        "rustcrypto",
-        &data,
-        uhf_oneshot::<upstream_ghash::GHash>,
-    );
+    g.finish();
+    let mut g = c.benchmark_group("ghash/pieces");
+    for len in SIZES {
+        let d = &data[..len];
+        case(&mut g, "ours", d, ghash::GHash::new(&key), clone_pieces);
+        case(
+            &mut g,
+            "rustcrypto",
+            d,
+            upstream_ghash::GHash::new(&key),
+            clone_pieces,
+        );
+    }
+    g.finish();
+    let mut g = c.benchmark_group("ghash/backend");
+    for len in SIZES {
+        let d = &data[..len];
+        for &b in backends() {
+            let s = clmul_core::Ghash::with_backend(&KEY, b).expect("available");
+            case(&mut g, &format!("ours-{b}"), d, s, core_message);
+        }
+    }
     g.finish();
 }
 
 criterion_group! {
     name = uhf;
-    // Modest defaults for a shared, noisy machine; the command line overrides them.
+    // Short defaults for a shared, noisy machine (the matrix is large); the command line
+    // overrides them.
     config = Criterion::default()
-        .warm_up_time(Duration::from_secs(1))
-        .measurement_time(Duration::from_secs(2))
-        .sample_size(50);
+        .warm_up_time(Duration::from_millis(500))
+        .measurement_time(Duration::from_secs(1))
+        .sample_size(30);
     targets = polyval, ghash
 }
 

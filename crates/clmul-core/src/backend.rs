@@ -58,10 +58,21 @@ impl Backend {
         Self::ALL.iter().copied().filter(|b| b.is_available())
     }
 
-    /// The fastest backend this CPU can run.
+    /// The fastest backend this CPU can run (detected once, then one relaxed atomic load).
     #[inline]
     pub fn detect() -> Backend {
-        Self::available().last().unwrap_or(Backend::Portable)
+        use core::sync::atomic::{AtomicU8, Ordering};
+        // 0: not yet detected; otherwise 1 + the index in `ALL`.
+        static DETECTED: AtomicU8 = AtomicU8::new(0);
+        match DETECTED.load(Ordering::Relaxed) {
+            0 => {
+                let b = Self::available().last().unwrap_or(Backend::Portable);
+                let i = Self::ALL.iter().position(|&a| a == b).unwrap_or(0);
+                DETECTED.store(i as u8 + 1, Ordering::Relaxed);
+                b
+            }
+            i => Self::ALL[usize::from(i - 1)],
+        }
     }
 
     /// The target features the backend checks at run time and enables in its kernels.
@@ -91,21 +102,6 @@ impl Backend {
             Backend::Avx512 => "avx512",
             #[cfg(target_arch = "aarch64")]
             Backend::Pmull => "pmull",
-        }
-    }
-
-    /// How many powers of H (H^1, H^2, ...) the backend's wide loop uses.
-    pub(crate) fn powers(self) -> usize {
-        match self {
-            Backend::Portable => crate::portable::STRIDE,
-            #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
-            Backend::Pclmul => crate::x86::pclmul::STRIDE,
-            #[cfg(target_arch = "x86_64")]
-            Backend::Avx2 => crate::x86::avx2::STRIDE,
-            #[cfg(target_arch = "x86_64")]
-            Backend::Avx512 => crate::x86::avx512::STRIDE,
-            #[cfg(target_arch = "aarch64")]
-            Backend::Pmull => crate::aarch64::pmull::STRIDE,
         }
     }
 }

@@ -56,6 +56,7 @@ pub mod soft;
 
 mod backend;
 mod portable;
+mod powers;
 mod state;
 mod taint;
 
@@ -66,7 +67,8 @@ mod x86;
 mod aarch64;
 
 pub use backend::Backend;
-pub use state::{Ghash, Hasher, POWERS, Polyval};
+pub use powers::POWERS;
+pub use state::{Ghash, Hasher, Polyval};
 
 #[doc(hidden)]
 #[cfg(any(target_arch = "x86", target_arch = "x86_64", target_arch = "aarch64"))]
@@ -77,7 +79,8 @@ pub use cpufeatures as __cpufeatures;
 pub mod __private {
     #[cfg(target_arch = "aarch64")]
     pub use crate::aarch64::pmull;
-    pub use crate::state::{Key, POWERS, for_padded_blocks};
+    pub use crate::powers::{Key, POWERS, SMALL, Small};
+    pub use crate::state::for_padded_blocks;
     pub use crate::taint::declassify;
     #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
     pub use crate::x86::pclmul;

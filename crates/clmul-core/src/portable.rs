@@ -6,8 +6,9 @@
 //! once per stride instead of once per block. The powers' 64-bit halves (and Karatsuba
 //! middles) are split into multiplier lanes once per call, so the hot loop only splits the data.
 
+use crate::powers::Small;
 use crate::soft::{self, Split, Wide};
-use crate::state::Key;
+use crate::state::PORTABLE_POWERS_FROM;
 
 /// Blocks per stride.
 pub(crate) const STRIDE: usize = 4;
@@ -47,13 +48,32 @@ fn run<const GHASH: bool>(y: u128, blocks: &[[u8; 16]], lanes: &[PowerLanes]) ->
     soft::reduce(wide)
 }
 
-pub(crate) fn update<const GHASH: bool>(key: &Key, acc: &mut u128, blocks: &[[u8; 16]]) {
-    let n = blocks.len().min(STRIDE);
-    let mut lanes = [[[0u64; 5]; 3]; STRIDE];
-    for (l, &h) in lanes.iter_mut().zip(key.tail(n).0) {
-        *l = split_power(h);
+/// Absorbs `blocks`: strides of four blocks against H^4..H^1 when the state keeps them
+/// (`len >= 4`; computed here for an input of [`PORTABLE_POWERS_FROM`] blocks or more), else
+/// one block at a time against H (Horner's rule).
+pub(crate) fn update<const GHASH: bool>(
+    small: &mut Small,
+    len: &mut u8,
+    acc: &mut u128,
+    blocks: &[[u8; 16]],
+) {
+    if blocks.len() >= PORTABLE_POWERS_FROM && *len < 4 {
+        grow(small, len);
     }
     let mut y = *acc;
+    if *len < 4 {
+        let lanes = [split_power(small.get(1))];
+        for b in blocks {
+            y = run::<GHASH>(y, core::slice::from_ref(b), &lanes);
+        }
+        *acc = y;
+        return;
+    }
+    let n = blocks.len().min(STRIDE);
+    let mut lanes = [[[0u64; 5]; 3]; STRIDE];
+    for (l, &h) in lanes.iter_mut().zip(small.tail(n)) {
+        *l = split_power(h);
+    }
     let (chunks, tail) = blocks.as_chunks::<STRIDE>();
     for c in chunks {
         y = run::<GHASH>(y, c, &lanes);
@@ -64,4 +84,16 @@ pub(crate) fn update<const GHASH: bool>(key: &Key, acc: &mut u128, blocks: &[[u8
         y = run::<GHASH>(y, tail, tail_lanes);
     }
     *acc = y;
+}
+
+/// Extends the kept powers to H^1..H^4 (the portable stride): H^2, then H^3 and H^4.
+pub(crate) fn grow(small: &mut Small, len: &mut u8) {
+    if *len < 4 {
+        let h = small.get(1);
+        let h2 = soft::dot(h, h);
+        small.set(2, h2);
+        small.set(3, soft::dot(h2, h));
+        small.set(4, soft::dot(h2, h2));
+        *len = 4;
+    }
 }

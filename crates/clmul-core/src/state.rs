@@ -1,80 +1,69 @@
-//! Keyed POLYVAL/GHASH state: powers of H, the accumulator, and dispatch to the backend.
+//! Keyed POLYVAL/GHASH state: the accumulator, the powers of H it keeps, and dispatch to the
+//! backend.
+//!
+//! # What a state computes, and when
+//!
+//! - **Key setup** stores H, and on the SIMD backends also H^2..H^4 (two rounds of
+//!   multiplies, the second one two powers wide): what a message of up to four blocks uses, so
+//!   that a keyed state cloned per message (RustCrypto's `aes-gcm` hashes each message that
+//!   way) starts with them. The portable backend computes no power at setup: a software
+//!   multiply costs more than it saves on a short message (it hashes those with H alone,
+//!   Horner's rule) and computes H^2..H^4 for a message of [`PORTABLE_POWERS_FROM`] blocks
+//!   or more.
+//! - **The first update of more than four blocks** computes H^5..H^8 (one 512-bit multiply
+//!   of H^4..H^1 by H^4, or four independent 128-bit ones) and keeps them: a state reused for
+//!   more messages, or cloned afterwards, never computes them again.
+//! - **A long update** on the 256- and 512-bit backends computes H^9..H^16 (and H^17..H^32
+//!   for long inputs) in registers at its start, whole vectors at a time (see
+//!   [`crate::powers`]), and uses them for that call. The state itself stays about the size of
+//!   RustCrypto's (160 bytes), so that creating, cloning and moving one per message is cheap.
 
+use crate::powers::Small;
 use crate::{Backend, soft};
 
-/// The most powers of H any backend uses (the AVX-512 stride).
-pub const POWERS: usize = 32;
-
-/// Powers of the hash key, laid out for the wide kernels.
-///
-/// `pow[POWERS - k]` holds H^k, so the `n` powers a run of `n` blocks needs, H^n (first block)
-/// down to H^1 (last block), are the contiguous tail `pow[POWERS - n..]`: one unaligned vector
-/// load per group of blocks, for any `n`. `powx[j]` holds the Karatsuba middle operand of
-/// `pow[j]`, `lo64 ^ hi64`, in both 64-bit halves.
-#[derive(Clone)]
-#[repr(C, align(64))]
-pub struct Key {
-    /// `pow[POWERS - k]` = H^k.
-    pub pow: [u128; POWERS],
-    /// `powx[j]` = the Karatsuba middle operand of `pow[j]`, in both halves.
-    pub powx: [u128; POWERS],
-}
-
-impl Key {
-    /// The all-zero table.
-    pub const ZERO: Key = Key {
-        pow: [0; POWERS],
-        powx: [0; POWERS],
-    };
-
-    /// H^k for `1 <= k <= POWERS`, if computed.
-    #[inline]
-    pub(crate) fn get(&self, k: usize) -> u128 {
-        self.pow[POWERS - k]
-    }
-
-    #[inline]
-    fn set(&mut self, k: usize, v: u128) {
-        self.pow[POWERS - k] = v;
-        let x = (v as u64) ^ ((v >> 64) as u64);
-        self.powx[POWERS - k] = u128::from(x) | (u128::from(x) << 64);
-    }
-
-    /// The `n` powers H^n..H^1, in the order the blocks use them.
-    #[inline]
-    pub fn tail(&self, n: usize) -> (&[u128], &[u128]) {
-        (&self.pow[POWERS - n..], &self.powx[POWERS - n..])
-    }
-
-    /// Extends the table from H^1..H^have to H^1..H^want with `mul`, doubling so that the
-    /// products of one round are independent (a dependency depth of log2(want)).
-    #[inline(always)]
-    pub(crate) fn fill(&mut self, have: usize, want: usize, mul: impl Fn(u128, u128) -> u128) {
-        debug_assert!(have >= 1 && want <= POWERS);
-        let mut have = have;
-        while have < want {
-            let top = self.get(have);
-            let next = want.min(2 * have);
-            for k in have + 1..=next {
-                let v = mul(self.get(k - have), top);
-                self.set(k, v);
-            }
-            have = next;
-        }
-    }
-}
+/// A message of at least this many blocks makes the portable backend compute H^2..H^4 (below
+/// it, Horner's rule with H alone is cheaper than three software multiplies).
+pub const PORTABLE_POWERS_FROM: usize = 8;
 
 /// Hands `data` to `f` as its whole blocks, then, if there is one, its final partial block
 /// zero-padded (GHASH's and POLYVAL's padding of a byte string).
 #[inline]
 pub fn for_padded_blocks(data: &[u8], mut f: impl FnMut(&[[u8; 16]])) {
     let (blocks, rest) = data.as_chunks::<16>();
-    f(blocks);
-    if !rest.is_empty() {
-        let mut last = [0u8; 16];
-        last[..rest.len()].copy_from_slice(rest);
-        f(&[last]);
+    if !blocks.is_empty() {
+        f(blocks);
     }
+    if !rest.is_empty() {
+        f(&[pad_block(rest)]);
+    }
+}
+
+/// `rest` (1 to 15 bytes) zero-padded to a block, with a few overlapping word reads instead
+/// of calls to `memset` and `memcpy` (the length is public; the branches are on it only).
+#[inline]
+fn pad_block(rest: &[u8]) -> [u8; 16] {
+    let n = rest.len();
+    debug_assert!((1..16).contains(&n));
+    let word = |at: usize, w: usize| -> u64 {
+        let mut b = [0u8; 8];
+        b[..w].copy_from_slice(&rest[at..at + w]);
+        u64::from_le_bytes(b)
+    };
+    let v: u128 = if n >= 8 {
+        // Bytes 0..8, and bytes n-8..n shifted down so that only bytes 8..n remain.
+        let lo = word(0, 8);
+        let hi = word(n - 8, 8).checked_shr(8 * (16 - n) as u32).unwrap_or(0);
+        u128::from(lo) | (u128::from(hi) << 64)
+    } else if n >= 4 {
+        // Bytes 0..4 and n-4..n (overlapping bytes are equal).
+        let a = word(0, 4);
+        let b = word(n - 4, 4) << (8 * (n - 4) as u32);
+        u128::from(a | b)
+    } else {
+        let (a, b, c) = (rest[0], rest[n / 2], rest[n - 1]);
+        u128::from(a) | (u128::from(b) << (8 * (n / 2))) | (u128::from(c) << (8 * (n - 1)))
+    };
+    v.to_le_bytes()
 }
 
 /// A keyed POLYVAL (`GHASH = false`) or GHASH (`GHASH = true`) state.
@@ -83,16 +72,27 @@ pub fn for_padded_blocks(data: &[u8], mut f: impl FnMut(&[[u8; 16]])) {
 /// `mulX_POLYVAL(ByteReverse(H))`, each block is read big-endian instead of little-endian (a free
 /// reinterpretation on the portable path, one byte shuffle in registers on the SIMD paths), and
 /// the result is written big-endian.
+///
+/// The state has no implicit padding (checked below): every byte is a field written at
+/// construction, so a move never carries stale, possibly key-derived stack bytes along in
+/// bytes that its destructor does not own.
 #[derive(Clone)]
+#[repr(C)]
 pub struct Hasher<const GHASH: bool> {
-    key: Key,
+    small: Small,
     acc: u128,
-    /// Powers computed so far: H^1..H^npow. More are computed when a long input first needs them,
-    /// so a short message does not pay for the wide loop's table.
-    npow: usize,
+    /// H^1..H^len are in `small`: 1, 4 or [`SMALL`].
+    len: u8,
     /// Only ever set to a backend whose `is_available()` returned true.
     backend: Backend,
+    /// Explicit padding to the 16-byte alignment, always zero.
+    _pad: [u8; 14],
 }
+
+const _: () = assert!(
+    core::mem::size_of::<Hasher<false>>()
+        == core::mem::size_of::<Small>() + 16 + 1 + core::mem::size_of::<Backend>() + 14
+);
 
 /// A keyed POLYVAL state.
 pub type Polyval = Hasher<false>;
@@ -107,23 +107,34 @@ impl<const GHASH: bool> Hasher<GHASH> {
     }
 
     /// A state on `backend`, or `None` if this CPU cannot run it.
+    #[inline]
     pub fn with_backend(h: &[u8; 16], backend: Backend) -> Option<Self> {
         backend.is_available().then(|| Self::build(h, backend))
     }
 
-    fn build(h: &[u8; 16], backend: Backend) -> Self {
-        let h = if GHASH {
+    /// H in POLYVAL's domain (for GHASH, `mulX_POLYVAL(ByteReverse(H))`).
+    #[inline]
+    fn domain_h(h: &[u8; 16]) -> u128 {
+        if GHASH {
             soft::mulx(u128::from_be_bytes(*h))
         } else {
             u128::from_le_bytes(*h)
+        }
+    }
+
+    #[inline]
+    fn build(h: &[u8; 16], backend: Backend) -> Self {
+        let h = Self::domain_h(h);
+        let (small, len) = match backend {
+            Backend::Portable => (Small::new(&[h]), 1),
+            _ => (Small::new(&powers4(backend, h)), 4),
         };
-        let mut key = Key::ZERO;
-        key.set(1, h);
         Self {
-            key,
+            small,
             acc: 0,
-            npow: 1,
+            len,
             backend,
+            _pad: [0; 14],
         }
     }
 
@@ -139,135 +150,52 @@ impl<const GHASH: bool> Hasher<GHASH> {
         if blocks.is_empty() {
             return;
         }
-        let want = blocks.len().min(self.backend.powers());
-        if want > self.npow {
-            if self.npow == 1 && want <= 4 && self.update_fresh(blocks) {
-                self.npow = want;
-                return;
-            }
-            self.extend_powers(want);
-        }
         let mut acc = self.acc;
-        self.kernel(&mut acc, blocks);
+        kernel::<GHASH>(
+            self.backend,
+            &mut self.small,
+            &mut self.len,
+            &mut acc,
+            blocks,
+        );
         self.acc = acc;
     }
 
-    /// Runs the backend's kernel; the caller has made sure the powers it needs are there.
-    #[inline]
-    fn kernel(&self, acc: &mut u128, blocks: &[[u8; 16]]) {
-        let key = &self.key;
-        match self.backend {
-            Backend::Portable => crate::portable::update::<GHASH>(key, acc, blocks),
-            #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
-            // SAFETY: `backend` is only stored after `is_available()` confirmed the CPU has every
-            // feature this kernel is compiled with.
-            Backend::Pclmul => unsafe { crate::x86::pclmul::update::<GHASH>(key, acc, blocks) },
-            #[cfg(target_arch = "x86_64")]
-            // SAFETY: as above, detection of the AVX2 tier's features succeeded.
-            Backend::Avx2 => unsafe { crate::x86::avx2::update::<GHASH>(key, acc, blocks) },
-            #[cfg(target_arch = "x86_64")]
-            // SAFETY: as above, detection of the AVX-512 tier's features succeeded.
-            Backend::Avx512 => unsafe { crate::x86::avx512::update::<GHASH>(key, acc, blocks) },
-            #[cfg(target_arch = "aarch64")]
-            // SAFETY: as above, detection of the PMULL tier's features succeeded.
-            Backend::Pmull => unsafe { crate::aarch64::pmull::update::<GHASH>(key, acc, blocks) },
-        }
-    }
-
-    /// A fresh key's first short update (2 to 4 blocks, only H^1 computed) with the powers
-    /// computed in registers as they are used; `false` where the backend has no such path.
-    #[inline]
-    fn update_fresh(&mut self, blocks: &[[u8; 16]]) -> bool {
-        let (key, acc) = (&mut self.key, &mut self.acc);
-        let _ = (&key, &acc, blocks);
-        match self.backend {
-            #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
-            // SAFETY: `backend` is only stored after `is_available()` succeeded (see `update`).
-            Backend::Pclmul => unsafe {
-                crate::x86::pclmul::update_fresh::<GHASH>(key, acc, blocks);
-                true
-            },
-            #[cfg(target_arch = "x86_64")]
-            // SAFETY: as above; the AVX2 and AVX-512 tiers' feature lists include every feature
-            // of the PCLMULQDQ tier (`pclmulqdq`, `sse2`, `ssse3`).
-            Backend::Avx2 | Backend::Avx512 => unsafe {
-                crate::x86::pclmul::update_fresh::<GHASH>(key, acc, blocks);
-                true
-            },
-            _ => false,
-        }
-    }
-
-    #[cold]
-    fn extend_powers(&mut self, want: usize) {
-        let (key, have) = (&mut self.key, self.npow);
-        match self.backend {
-            Backend::Portable => key.fill(have, want, soft::dot),
-            #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
-            // SAFETY: `backend` is only stored after `is_available()` succeeded (see `update`).
-            Backend::Pclmul => unsafe { crate::x86::pclmul::fill_powers(key, have, want) },
-            #[cfg(target_arch = "x86_64")]
-            // SAFETY: as above; the AVX2 and AVX-512 tiers' feature lists include every feature
-            // of the PCLMULQDQ tier (`pclmulqdq`, `sse2`, `ssse3`).
-            Backend::Avx2 | Backend::Avx512 => unsafe {
-                crate::x86::pclmul::fill_powers(key, have, want)
-            },
-            #[cfg(target_arch = "aarch64")]
-            // SAFETY: as above.
-            Backend::Pmull => unsafe { crate::aarch64::pmull::fill_powers(key, have, want) },
-        }
-        self.npow = want;
-    }
-
-    /// Computes every power of H the wide loops use now, instead of on first use: for a key
-    /// that hashes many messages through clones or [`Self::update_detached`].
+    /// Computes every power of H the state keeps (H^1..H^8; H^1..H^4 on the portable
+    /// backend) now, instead of on first use: for a key that hashes many messages through
+    /// clones or [`Self::update_detached`].
     pub fn precompute(&mut self) {
-        if self.npow < POWERS {
-            self.extend_powers(POWERS);
-        }
+        grow(self.backend, &mut self.small, &mut self.len);
+    }
+
+    /// The full table of [`crate::POWERS`] powers for the fused AES-GCM kernels, computed with
+    /// this state's backend. Not a stable API.
+    #[doc(hidden)]
+    pub fn __full_key(&self) -> crate::powers::Key {
+        full_key(self.backend, self.small.get(1))
     }
 
     /// Absorbs `blocks` into an accumulator kept outside the state (`acc` as
     /// [`Self::set_state`]/[`Self::finalize`] would take and give it), so one keyed state can
-    /// serve many messages through `&self`. Uses the powers computed so far (all of them after
-    /// [`Self::precompute`]), in smaller strides if fewer are there.
+    /// serve many messages through `&self`. Uses the powers kept so far (all of them after
+    /// [`Self::precompute`]).
     pub fn update_detached(&self, acc: &mut [u8; 16], blocks: &[[u8; 16]]) {
         let mut a = if GHASH {
             u128::from_be_bytes(*acc)
         } else {
             u128::from_le_bytes(*acc)
         };
-        let step = self.npow.min(self.backend.powers());
-        if step >= blocks.len().min(self.backend.powers()) {
-            self.kernel(&mut a, blocks);
-        } else {
-            for chunk in blocks.chunks(step) {
-                self.kernel(&mut a, chunk);
-            }
+        if !blocks.is_empty() {
+            // A copy of the kept powers: whatever the kernel computes beyond them is used for
+            // this call only.
+            let (mut small, mut len) = (self.small, self.len);
+            kernel::<GHASH>(self.backend, &mut small, &mut len, &mut a, blocks);
         }
         *acc = if GHASH {
             a.to_be_bytes()
         } else {
             a.to_le_bytes()
         };
-    }
-
-    /// For the fused AES-GCM kernels: the key table (with the powers computed so far).
-    #[doc(hidden)]
-    pub fn __key(&self) -> (&Key, usize) {
-        (&self.key, self.npow)
-    }
-
-    /// For the fused AES-GCM kernels: makes sure H^1..H^n are computed (`n <= POWERS`) and
-    /// returns the key table with the accumulator (in POLYVAL's domain: for GHASH, the
-    /// byte-reflected state). Not a stable API.
-    #[doc(hidden)]
-    pub fn __key_and_acc(&mut self, n: usize) -> (&Key, &mut u128) {
-        let n = n.clamp(1, POWERS);
-        if n > self.npow {
-            self.extend_powers(n);
-        }
-        (&self.key, &mut self.acc)
     }
 
     /// Absorbs `data`, zero-padding a final partial block.
@@ -309,16 +237,110 @@ impl<const GHASH: bool> Hasher<GHASH> {
     }
 }
 
+/// [H, H^2, H^3, H^4] on a SIMD backend.
+#[inline]
+fn powers4(backend: Backend, h: u128) -> [u128; 4] {
+    match backend {
+        #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+        // SAFETY: `backend` is only stored (and passed here) after `is_available()` confirmed
+        // the CPU has every feature this kernel is compiled with.
+        Backend::Pclmul => unsafe { crate::x86::pclmul::powers4(h) },
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: as above; the AVX-512 tier's feature list includes every feature of the
+        // AVX2 tier (`pclmulqdq`, `sse2`, `ssse3`, `avx`, `avx2`, `vpclmulqdq`).
+        Backend::Avx2 | Backend::Avx512 => unsafe { crate::x86::avx2::powers4(h) },
+        #[cfg(target_arch = "aarch64")]
+        // SAFETY: as above, detection of the PMULL tier's features succeeded.
+        Backend::Pmull => unsafe { crate::aarch64::pmull::powers4(h) },
+        _ => {
+            let h2 = soft::dot(h, h);
+            [h, h2, soft::dot(h2, h), soft::dot(h2, h2)]
+        }
+    }
+}
+
+/// Extends the kept powers as far as `backend` keeps them.
+fn grow(backend: Backend, small: &mut Small, len: &mut u8) {
+    match backend {
+        #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+        // SAFETY: as in `powers4`.
+        Backend::Pclmul => unsafe { crate::x86::pclmul::grow(small, len) },
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: as in `powers4`.
+        Backend::Avx2 => unsafe { crate::x86::avx2::grow(small, len) },
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: as in `powers4`.
+        Backend::Avx512 => unsafe { crate::x86::avx512::grow(small, len) },
+        #[cfg(target_arch = "aarch64")]
+        // SAFETY: as in `powers4`.
+        Backend::Pmull => unsafe { crate::aarch64::pmull::grow(small, len) },
+        _ => crate::portable::grow(small, len),
+    }
+}
+
+/// All [`crate::POWERS`] powers of `h` with `backend`'s multiplies.
+fn full_key(backend: Backend, h: u128) -> crate::powers::Key {
+    let mut key = crate::powers::Key::ZERO;
+    key.set(1, h);
+    match backend {
+        #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+        // SAFETY: as in `powers4`.
+        Backend::Pclmul => unsafe { crate::x86::pclmul::fill_key(&mut key) },
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: as in `powers4`.
+        Backend::Avx2 => unsafe { crate::x86::avx2::fill_key(&mut key) },
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: as in `powers4`.
+        Backend::Avx512 => unsafe { crate::x86::avx512::fill_key(&mut key) },
+        #[cfg(target_arch = "aarch64")]
+        // SAFETY: as in `powers4`.
+        Backend::Pmull => unsafe { crate::aarch64::pmull::fill_key(&mut key) },
+        _ => key.fill_with(1, soft::dot),
+    }
+    key
+}
+
+/// Runs the backend's kernel over `blocks` with the kept powers H^1..H^len; the kernel may
+/// compute more of them (up to H^8) and keep them in `small`, raising `len`.
+#[inline]
+fn kernel<const GHASH: bool>(
+    backend: Backend,
+    small: &mut Small,
+    len: &mut u8,
+    acc: &mut u128,
+    blocks: &[[u8; 16]],
+) {
+    match backend {
+        Backend::Portable => crate::portable::update::<GHASH>(small, len, acc, blocks),
+        #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+        // SAFETY: `backend` is only stored after `is_available()` confirmed the CPU has every
+        // feature this kernel is compiled with.
+        Backend::Pclmul => unsafe {
+            crate::x86::pclmul::update_small::<GHASH>(small, len, acc, blocks)
+        },
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: as above, detection of the AVX2 tier's features succeeded.
+        Backend::Avx2 => unsafe {
+            crate::x86::avx2::update_small::<GHASH>(small, len, acc, blocks)
+        },
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: as above, detection of the AVX-512 tier's features succeeded.
+        Backend::Avx512 => unsafe {
+            crate::x86::avx512::update_small::<GHASH>(small, len, acc, blocks)
+        },
+        #[cfg(target_arch = "aarch64")]
+        // SAFETY: as above, detection of the PMULL tier's features succeeded.
+        Backend::Pmull => unsafe {
+            crate::aarch64::pmull::update_small::<GHASH>(small, len, acc, blocks)
+        },
+    }
+}
+
 #[cfg(feature = "zeroize")]
 impl<const GHASH: bool> Drop for Hasher<GHASH> {
     fn drop(&mut self) {
         use zeroize::Zeroize;
-        // Only H^1..H^npow were ever written; the rest of the table still holds the zeros it
-        // was built with (a short-lived state, say AES-GCM-SIV's per-nonce key, wipes a few
-        // entries instead of the whole 1 KiB).
-        let n = self.npow.min(POWERS);
-        self.key.pow[POWERS - n..].zeroize();
-        self.key.powx[POWERS - n..].zeroize();
+        self.small.wipe();
         self.acc.zeroize();
     }
 }

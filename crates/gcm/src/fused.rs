@@ -23,6 +23,7 @@
 
 use crate::{Block, Error, tag_matches};
 use aead::inout::InOutBuf;
+use clmul_core::__private::Key;
 
 #[cfg(all(target_arch = "aarch64", target_endian = "little"))]
 use crate::aarch64::Armv8Gcm;
@@ -174,28 +175,26 @@ impl Fused {
         dispatch!(self, k => k.engine())
     }
 
-    /// Encrypts `buffer` and returns the full tag. `ghash` has its powers precomputed.
+    /// Encrypts `buffer` and returns the full tag. `key` holds all the powers of H.
     pub(crate) fn seal(
         &self,
-        ghash: &clmul_core::Ghash,
+        key: &Key,
         j0: &Block,
         aad: &[u8],
         buffer: InOutBuf<'_, '_, u8>,
     ) -> Block {
-        let (key, _) = ghash.__key();
         dispatch!(self, k => k.seal(key, j0.as_ref(), aad, buffer).into())
     }
 
     /// Checks the tag and decrypts; on failure the buffer's output is as it was.
     pub(crate) fn open(
         &self,
-        ghash: &clmul_core::Ghash,
+        key: &Key,
         j0: &Block,
         aad: &[u8],
         mut buffer: InOutBuf<'_, '_, u8>,
         tag: &[u8],
     ) -> Result<(), Error> {
-        let (key, _) = ghash.__key();
         let j0: &[u8; 16] = j0.as_ref();
         let in_place = core::ptr::eq(buffer.get_in().as_ptr(), buffer.get_out().as_ptr());
         if in_place {

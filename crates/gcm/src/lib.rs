@@ -235,6 +235,9 @@ where
     /// `KeyInit` and the CPU has a fused engine (see `fused`).
     fused: Option<fused::Fused>,
 
+    /// All the powers of H for the fused kernel's GHASH steps (zero without a fused kernel).
+    table: clmul_core::__private::Key,
+
     /// Length of the nonce.
     nonce_size: PhantomData<NonceSize>,
 
@@ -327,6 +330,9 @@ where
     }
 
     fn with_fused(mut self, fused: Option<fused::Fused>) -> Self {
+        if fused.is_some() {
+            self.table = self.ghash.__core().__full_key();
+        }
         self.fused = fused;
         self
     }
@@ -345,6 +351,7 @@ where
             cipher,
             ghash,
             fused: None,
+            table: clmul_core::__private::Key::ZERO,
             nonce_size: PhantomData,
             tag_size: PhantomData,
         }
@@ -437,7 +444,7 @@ where
     #[inline]
     fn seal(&self, j0: &Block, associated_data: &[u8], buffer: InOutBuf<'_, '_, u8>) -> Block {
         match &self.fused {
-            Some(f) => f.seal(self.ghash.__core(), j0, associated_data, buffer),
+            Some(f) => f.seal(&self.table, j0, associated_data, buffer),
             None => generic::seal(&self.cipher, &self.ghash, j0, associated_data, buffer),
         }
     }
@@ -455,7 +462,7 @@ where
         tag: &[u8],
     ) -> Result<(), Error> {
         match &self.fused {
-            Some(f) => f.open(self.ghash.__core(), j0, associated_data, buffer, tag),
+            Some(f) => f.open(&self.table, j0, associated_data, buffer, tag),
             None => generic::open(&self.cipher, &self.ghash, j0, associated_data, buffer, tag),
         }
     }

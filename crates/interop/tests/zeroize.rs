@@ -120,7 +120,7 @@ fn check_with_slack(
             eprintln!("{name}: stale copy of {n:02x?} in unowned padding at offset {i}");
         }
     }
-    assert!(secret.len() >= 32, "{name}: hardly any key-dependent bytes");
+    assert!(secret.len() >= 16, "{name}: hardly any key-dependent bytes");
     assert!(
         left.len() <= slack,
         "{name}: key material survives the drop at {left:?}"
@@ -167,8 +167,8 @@ fn hash_states_are_wiped_on_drop() {
             polyval(&KEY),
             polyval(&KEY2),
         );
-        // 4 blocks: only H^1..H^4 computed (in registers, by the short first-update path),
-        // and only those entries are wiped.
+        // 4 blocks: at most H^1..H^4 computed; the rest of the table was never written, but
+        // holds whatever the stack held when the state was moved into place, and is wiped too.
         let short = |k: &[u8; 32]| {
             let h: [u8; 16] = k[..16].try_into().unwrap();
             residue(

@@ -95,6 +95,7 @@ fn backend() -> clmul_core::Backend {
 impl Polyval {
     /// Initialize POLYVAL with the given `H` field element.
     #[must_use]
+    #[inline]
     pub fn new(h: &Key) -> Self {
         // The detected backend directly (one detection, no `Option` of the 1 KiB state to move);
         // the portable one when the build forces it (always available).
@@ -114,6 +115,7 @@ impl KeySizeUser for Polyval {
 
 impl KeyInit for Polyval {
     /// Initialize POLYVAL with the given `H` field element.
+    #[inline]
     fn new(h: &Key) -> Self {
         Polyval::new(h)
     }
@@ -158,11 +160,13 @@ impl UniversalHash for Polyval {
     }
 
     /// Get POLYVAL output.
+    #[inline]
     fn finalize(self) -> Tag {
         self.inner.finalize().into()
     }
 
     /// Output and reset by reference: no copy of the key table (the default clones the state).
+    #[inline]
     fn finalize_reset(&mut self) -> Tag {
         let tag = self.inner.finalize().into();
         self.inner.reset();
@@ -172,6 +176,7 @@ impl UniversalHash for Polyval {
 
 impl Reset for Polyval {
     /// Resets the accumulator, keeping the key.
+    #[inline]
     fn reset(&mut self) {
         self.inner.reset();
     }
@@ -186,6 +191,7 @@ impl Debug for Polyval {
 impl Drop for Polyval {
     /// With the `zeroize` feature, the key's powers and the accumulator are wiped (by the inner
     /// state's own `Drop`); otherwise nothing happens.
+    #[inline]
     fn drop(&mut self) {}
 }
 

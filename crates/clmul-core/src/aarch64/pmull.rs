@@ -6,7 +6,7 @@
 
 use core::arch::aarch64::*;
 
-use crate::state::Key;
+use crate::powers::{Key, SMALL, Small};
 
 /// Blocks per stride.
 pub(crate) const STRIDE: usize = 8;
@@ -111,14 +111,87 @@ crate::target_tier! {
         *acc = to_u128(y);
     }
 
-    /// Computes H^(have+1)..H^want.
-    pub(crate) fn fill_powers(key: &mut Key, have: usize, want: usize) {
-        key.fill(have, want, |a, b| {
-            let (a, b) = (load_u128(&a), load_u128(&b));
-            let zero = vdupq_n_u64(0);
-            let mut acc = Acc { lo: zero, mid: zero, hi: zero };
-            mul_acc(&mut acc, a, b, veorq_u64(b, swap(b)));
-            to_u128(reduce(acc))
-        });
+    /// `a * b` as `u128`s.
+    #[inline]
+    fn dot_u128(a: u128, b: u128) -> u128 {
+        let (a, b) = (load_u128(&a), load_u128(&b));
+        let zero = vdupq_n_u64(0);
+        let mut acc = Acc { lo: zero, mid: zero, hi: zero };
+        mul_acc(&mut acc, a, b, veorq_u64(b, swap(b)));
+        to_u128(reduce(acc))
+    }
+
+    /// Hashes `blocks` against `pow` (`pow.len() == blocks.len()`), computing each power's
+    /// Karatsuba middle as it goes, the first block plus `y`; reduced.
+    #[inline]
+    fn run_small<const GHASH: bool>(y: uint64x2_t, blocks: &[[u8; 16]], pow: &[u128]) -> uint64x2_t {
+        let zero = vdupq_n_u64(0);
+        let mut acc = Acc { lo: zero, mid: zero, hi: zero };
+        let mut first = y;
+        for (b, h) in blocks.iter().zip(pow) {
+            let x = veorq_u64(load::<GHASH>(b), first);
+            first = zero;
+            let h = load_u128(h);
+            mul_acc(&mut acc, x, h, veorq_u64(h, swap(h)));
+        }
+        reduce(acc)
+    }
+
+    /// Strides of `S` blocks against H^S..H^1 of `small`, then the tail against its own powers.
+    #[inline]
+    fn strides<const GHASH: bool, const S: usize>(small: &Small, mut y: uint64x2_t, blocks: &[[u8; 16]]) -> uint64x2_t {
+        let (chunks, tail) = blocks.as_chunks::<S>();
+        for c in chunks {
+            y = run_small::<GHASH>(y, c, small.tail(S));
+        }
+        if !tail.is_empty() {
+            y = run_small::<GHASH>(y, tail, small.tail(tail.len()));
+        }
+        y
+    }
+
+    /// Absorbs `blocks` into `acc` with a keyed state's powers H^1..H^len (`len` 4 or 8):
+    /// strides of `len` blocks. An input of more than four blocks first extends the state's
+    /// powers to H^8 ([`grow`]).
+    pub fn update_small<const GHASH: bool>(small: &mut Small, len: &mut u8, acc: &mut u128, blocks: &[[u8; 16]]) {
+        if blocks.len() > 4 && *len < SMALL as u8 {
+            grow(small, len);
+        }
+        let y = load_u128(acc);
+        let y = if *len >= SMALL as u8 {
+            strides::<GHASH, SMALL>(small, y, blocks)
+        } else {
+            assert!(*len >= 4);
+            strides::<GHASH, 4>(small, y, blocks)
+        };
+        *acc = to_u128(y);
+    }
+
+    /// [H, H^2, H^3, H^4]: H^2, then H^3 and H^4 side by side.
+    #[inline]
+    pub fn powers4(h: u128) -> [u128; 4] {
+        let h2 = dot_u128(h, h);
+        [h, h2, dot_u128(h2, h), dot_u128(h2, h2)]
+    }
+
+    /// Extends the kept powers to H^1..H^8: H^2..H^4 if missing, then H^5..H^8 as four
+    /// independent products with H^4.
+    pub fn grow(small: &mut Small, len: &mut u8) {
+        if *len < 4 {
+            let p = powers4(small.get(1));
+            for (k, &v) in p.iter().enumerate().skip(1) {
+                small.set(k + 1, v);
+            }
+        }
+        let h4 = small.get(4);
+        for k in 5..=SMALL {
+            small.set(k, dot_u128(small.get(k - 4), h4));
+        }
+        *len = SMALL as u8;
+    }
+
+    /// Fills all of `key` from its H^1.
+    pub fn fill_key(key: &mut Key) {
+        key.fill_with(1, |a, b| dot_u128(a, b));
     }
 }

@@ -8,7 +8,7 @@
 use core::arch::x86_64::*;
 
 use super::pclmul;
-use crate::state::{Key, POWERS};
+use crate::powers::{Key, POWERS, SMALL, Small};
 
 /// Blocks per stride.
 pub(crate) const STRIDE: usize = 16;
@@ -102,5 +102,153 @@ crate::target_tier! {
             y = run::<GHASH>(y, tail, key);
         }
         pclmul::store_u128(acc, y);
+    }
+
+    /// `x * h` for both lanes (`hx` the middles of `h`), reduced.
+    #[inline]
+    fn mul_pow(x: __m256i, h: __m256i, hx: __m256i) -> __m256i {
+        let mut acc = [_mm256_setzero_si256(); 3];
+        mul_acc(&mut acc, x, h, hx);
+        reduce256(acc[0], acc[1], acc[2])
+    }
+
+    /// The Karatsuba middles of every power in `pw`.
+    #[inline]
+    fn middles<const G: usize>(pw: &[__m256i; G]) -> [__m256i; G] {
+        pw.map(|v| _mm256_xor_si256(v, swap_halves(v)))
+    }
+
+    /// `pw` (H^(2G)..H^1, two to a register, highest first) and the next 2G powers above them:
+    /// `2G` registers. Each new register is one multiply by H^(2G).
+    #[inline]
+    fn doubled<const G: usize, const G2: usize>(pw: &[__m256i; G]) -> [__m256i; G2] {
+        debug_assert!(G2 == 2 * G);
+        let top = _mm256_broadcastsi128_si256(_mm256_castsi256_si128(pw[0]));
+        let topx = _mm256_xor_si256(top, swap_halves(top));
+        core::array::from_fn(|i| if i < G { mul_pow(pw[i], top, topx) } else { pw[i - G] })
+    }
+
+    /// H^8..H^1 in four registers from a state's kept powers; if only H^4..H^1 are kept,
+    /// H^8..H^5 are computed (two multiplies) and kept too, with whole-register stores.
+    #[inline]
+    fn regs8(small: &mut Small, len: &mut u8) -> [__m256i; 4] {
+        let all = small.all_mut();
+        let p = all.as_mut_ptr();
+        // SAFETY: `all` is 8 `u128`s; entries 4..8 (H^4..H^1) are 64 readable bytes.
+        let lo = unsafe { [_mm256_loadu_si256(p.add(4).cast()), _mm256_loadu_si256(p.add(6).cast())] };
+        let hi = if *len >= SMALL as u8 {
+            // SAFETY: entries 0..4 (H^8..H^5), 64 readable bytes.
+            unsafe { [_mm256_loadu_si256(p.cast()), _mm256_loadu_si256(p.add(2).cast())] }
+        } else {
+            assert!(*len >= 4);
+            let [h0, h1, _, _] = doubled::<2, 4>(&lo);
+            // SAFETY: entries 0..4, 64 writable bytes.
+            unsafe {
+                _mm256_storeu_si256(p.cast(), h0);
+                _mm256_storeu_si256(p.add(2).cast(), h1);
+            }
+            *len = SMALL as u8;
+            [h0, h1]
+        };
+        [hi[0], hi[1], lo[0], lo[1]]
+    }
+
+    /// Hashes `blocks` (1 to 2G), `y` added to the first block, against the powers in
+    /// registers (`pw[g]` = H^(2(G-g)), H^(2(G-g)-1); `px` their middles); reduced. An odd
+    /// first block sits alone in the top lane of its register.
+    #[inline]
+    fn run_regs<const GHASH: bool, const G: usize>(y: __m128i, blocks: &[[u8; 16]], pw: &[__m256i; G], px: &[__m256i; G]) -> __m128i {
+        let n = blocks.len();
+        let first = G - n.div_ceil(2);
+        let mut acc = [_mm256_setzero_si256(); 3];
+        let (x0, y, rest) = if n % 2 == 1 {
+            (load_top::<GHASH>(&blocks[0]), _mm256_inserti128_si256::<1>(_mm256_setzero_si256(), y), &blocks[1..])
+        } else {
+            (load2::<GHASH>(blocks.as_ptr()), _mm256_zextsi128_si256(y), &blocks[2..])
+        };
+        mul_acc(&mut acc, _mm256_xor_si256(x0, y), pw[first], px[first]);
+        let (rest, _) = rest.as_chunks::<2>();
+        for (g, b) in rest.iter().enumerate() {
+            mul_acc(&mut acc, load2::<GHASH>(b.as_ptr()), pw[first + 1 + g], px[first + 1 + g]);
+        }
+        let r = reduce256(acc[0], acc[1], acc[2]);
+        _mm_xor_si128(_mm256_castsi256_si128(r), _mm256_extracti128_si256::<1>(r))
+    }
+
+    /// Strides of `2G` blocks against the powers in registers, then the tail.
+    #[inline]
+    fn strides_regs<const GHASH: bool, const G: usize, const S: usize>(mut y: __m128i, blocks: &[[u8; 16]], pw: &[__m256i; G]) -> __m128i {
+        debug_assert!(S == 2 * G);
+        let px = middles(pw);
+        let (chunks, tail) = blocks.as_chunks::<S>();
+        for c in chunks {
+            y = run_regs::<GHASH, G>(y, c, pw, &px);
+        }
+        if !tail.is_empty() {
+            y = run_regs::<GHASH, G>(y, tail, pw, &px);
+        }
+        y
+    }
+
+    /// Absorbs `blocks` into `acc` with a keyed state's powers H^1..H^len (`len` 4 or 8):
+    /// up to four blocks with 128-bit multiplies (shorter latency); up to 31 blocks in strides
+    /// of 8 (computing and keeping H^8..H^5 if missing); longer inputs compute H^9..H^16 in
+    /// registers (four 256-bit multiplies) for strides of 16.
+    pub fn update_small<const GHASH: bool>(small: &mut Small, len: &mut u8, acc: &mut u128, blocks: &[[u8; 16]]) {
+        if blocks.len() <= 4 {
+            return pclmul::update_small::<GHASH>(small, len, acc, blocks);
+        }
+        let mut y = pclmul::load_u128(acc);
+        let r8 = regs8(small, len);
+        y = if blocks.len() < 32 {
+            strides_regs::<GHASH, 4, 8>(y, blocks, &r8)
+        } else {
+            strides_regs::<GHASH, 8, 16>(y, blocks, &doubled::<4, 8>(&r8))
+        };
+        pclmul::store_u128(acc, y);
+    }
+
+    /// [H, H^2, H^3, H^4]: H^2, then H^4 and H^3 together, as the pair (H^2, H) times H^2 in
+    /// one 256-bit multiply.
+    #[inline]
+    pub fn powers4(h: u128) -> [u128; 4] {
+        let h1 = pclmul::load_u128(&h);
+        let h2 = pclmul::dot(h1, h1);
+        let b = _mm256_broadcastsi128_si256(h2);
+        // Lane 0 holds the higher power: (H^2, H) * H^2 = (H^4, H^3).
+        let h43 = mul_pow(_mm256_set_m128i(h1, h2), b, _mm256_xor_si256(b, swap_halves(b)));
+        let mut out = [h, 0, 0, 0];
+        pclmul::store_u128(&mut out[1], h2);
+        pclmul::store_u128(&mut out[2], _mm256_extracti128_si256::<1>(h43));
+        pclmul::store_u128(&mut out[3], _mm256_castsi256_si128(h43));
+        out
+    }
+
+    /// Extends the kept powers to H^1..H^8 (H^8..H^5 in two multiplies by H^4).
+    pub fn grow(small: &mut Small, len: &mut u8) {
+        if *len < 4 {
+            for (k, &v) in powers4(small.get(1)).iter().enumerate().skip(1) {
+                small.set(k + 1, v);
+            }
+            *len = 4;
+        }
+        regs8(small, len);
+    }
+
+    /// Fills all of `key` from its H^1: H^2..H^4, then H^5..H^32 in doubling rounds of whole
+    /// registers (two, four and eight 256-bit multiplies).
+    pub fn fill_key(key: &mut Key) {
+        let mut small = Small::new(&powers4(key.get(1)));
+        let r32 = doubled::<8, 16>(&doubled::<4, 8>(&regs8(&mut small, &mut 4)));
+        let rx = middles(&r32);
+        let (pow, _) = key.pow.as_chunks_mut::<2>();
+        let (powx, _) = key.powx.as_chunks_mut::<2>();
+        for g in 0..POWERS / 2 {
+            // SAFETY: each chunk is 32 writable bytes.
+            unsafe {
+                _mm256_storeu_si256(pow[g].as_mut_ptr().cast(), r32[g]);
+                _mm256_storeu_si256(powx[g].as_mut_ptr().cast(), rx[g]);
+            }
+        }
     }
 }

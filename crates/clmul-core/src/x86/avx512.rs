@@ -26,10 +26,14 @@
 use core::arch::x86_64::*;
 
 use super::pclmul;
-use crate::state::{Key, POWERS};
+use crate::powers::{Key, POWERS, SMALL, Small};
 
 /// Blocks per stride.
 pub(crate) const STRIDE: usize = 32;
+
+/// Inputs of at least this many blocks get H^17..H^32 computed for strides of 32 (below it,
+/// strides of 16 and two fewer multiplies per call).
+pub(crate) const WIDE_FROM: usize = 256;
 
 crate::target_tier! {
     detect cpuid = [
@@ -170,5 +174,154 @@ crate::target_tier! {
             y = run::<GHASH>(y, tail, key);
         }
         pclmul::store_u128(acc, y);
+    }
+
+    /// `x * h` for every lane (`hx` the middles of `h`), reduced.
+    #[inline]
+    fn mul_pow(x: __m512i, h: __m512i, hx: __m512i) -> __m512i {
+        let mut acc = [_mm512_setzero_si512(); 3];
+        mul_acc(&mut acc, x, h, hx);
+        reduce512(acc[0], acc[1], acc[2])
+    }
+
+    /// Lane 0 of `v` in every lane.
+    #[inline]
+    fn lane0(v: __m512i) -> __m512i {
+        _mm512_broadcast_i32x4(_mm512_castsi512_si128(v))
+    }
+
+    /// The Karatsuba middles of every power in `pw`.
+    #[inline]
+    fn middles<const G: usize>(pw: &[__m512i; G]) -> [__m512i; G] {
+        pw.map(|v| _mm512_xor_si512(v, swap_halves(v)))
+    }
+
+    /// `pw` (H^(4G)..H^1, four to a register, highest first) and the next 4G powers above
+    /// them: `2G` registers, H^(8G)..H^1. Each new register is one multiply by H^(4G)
+    /// (independent of the others).
+    #[inline]
+    fn doubled<const G: usize, const G2: usize>(pw: &[__m512i; G]) -> [__m512i; G2] {
+        debug_assert!(G2 == 2 * G);
+        let top = lane0(pw[0]);
+        let topx = _mm512_xor_si512(top, swap_halves(top));
+        core::array::from_fn(|i| if i < G { mul_pow(pw[i], top, topx) } else { pw[i - G] })
+    }
+
+    /// H^8..H^1 in two registers from a state's kept powers; if only H^4..H^1 are kept,
+    /// H^8..H^5 are computed (one multiply) and kept too, with one whole-register store.
+    #[inline]
+    fn regs8(small: &mut Small, len: &mut u8) -> [__m512i; 2] {
+        let all = small.all_mut();
+        // SAFETY: `all` is 8 `u128`s; entries 4..8 (H^4..H^1) are 64 readable bytes.
+        let lo = unsafe { _mm512_loadu_si512(all.as_ptr().add(4).cast()) };
+        let hi = if *len >= SMALL as u8 {
+            // SAFETY: entries 0..4 (H^8..H^5), 64 readable bytes.
+            unsafe { _mm512_loadu_si512(all.as_ptr().cast()) }
+        } else {
+            assert!(*len >= 4);
+            let [hi, _] = doubled::<1, 2>(&[lo]);
+            // SAFETY: entries 0..4, 64 writable bytes.
+            unsafe { _mm512_storeu_si512(all.as_mut_ptr().cast(), hi) };
+            *len = SMALL as u8;
+            hi
+        };
+        [hi, lo]
+    }
+
+    /// Hashes `blocks` (1 to 4G), `y` added to the first block, against the powers in
+    /// registers (`pw[g]` = H^(4(G-g))..H^(4(G-g)-3), `px` their middles); reduced.
+    ///
+    /// Groups of four are aligned to the end, as in [`run`]: a partial first group sits in the
+    /// top lanes of its register; the power lanes below it meet zero data.
+    #[inline]
+    fn run_regs<const GHASH: bool, const G: usize>(y: __m128i, blocks: &[[u8; 16]], pw: &[__m512i; G], px: &[__m512i; G]) -> __m128i {
+        let n = blocks.len();
+        let m = n % 4;
+        let groups = n.div_ceil(4);
+        let first = G - groups;
+        let lane = (4 - m) % 4;
+        let y = _mm512_maskz_broadcast_i32x4(0xf << (4 * lane), y);
+        let mut acc = [_mm512_setzero_si512(); 3];
+        let (x0, rest) = if m == 0 {
+            (load4::<GHASH>(blocks.as_ptr()), &blocks[4..])
+        } else {
+            (load_partial::<GHASH>(&blocks[..m]), &blocks[m..])
+        };
+        mul_acc(&mut acc, _mm512_xor_si512(x0, y), pw[first], px[first]);
+        let (rest, _) = rest.as_chunks::<4>();
+        for (g, b) in rest.iter().enumerate() {
+            mul_acc(&mut acc, load4::<GHASH>(b.as_ptr()), pw[first + 1 + g], px[first + 1 + g]);
+        }
+        hsum(reduce512(acc[0], acc[1], acc[2]))
+    }
+
+    /// Strides of `4G` blocks against the powers in registers, then the tail.
+    #[inline]
+    fn strides_regs<const GHASH: bool, const G: usize, const S: usize>(mut y: __m128i, blocks: &[[u8; 16]], pw: &[__m512i; G]) -> __m128i {
+        debug_assert!(S == 4 * G);
+        let px = middles(pw);
+        let (chunks, tail) = blocks.as_chunks::<S>();
+        for c in chunks {
+            y = run_regs::<GHASH, G>(y, c, pw, &px);
+        }
+        if !tail.is_empty() {
+            y = run_regs::<GHASH, G>(y, tail, pw, &px);
+        }
+        y
+    }
+
+    /// Absorbs `blocks` into `acc` with a keyed state's powers H^1..H^len (`len` 4 or 8):
+    /// up to four blocks with 128-bit multiplies (shorter latency); up to 31 blocks in strides
+    /// of 8 (computing and keeping H^8..H^5 if missing); longer inputs compute H^9..H^16 in
+    /// registers (two multiplies) and run strides of 16, and from [`WIDE_FROM`] blocks on
+    /// also H^17..H^32 (four more) for strides of 32.
+    pub fn update_small<const GHASH: bool>(small: &mut Small, len: &mut u8, acc: &mut u128, blocks: &[[u8; 16]]) {
+        let n = blocks.len();
+        if n <= 4 {
+            return pclmul::update_small::<GHASH>(small, len, acc, blocks);
+        }
+        let mut y = pclmul::load_u128(acc);
+        let r8 = regs8(small, len);
+        y = if n < 32 {
+            strides_regs::<GHASH, 2, 8>(y, blocks, &r8)
+        } else {
+            let r16 = doubled::<2, 4>(&r8);
+            if n < WIDE_FROM {
+                strides_regs::<GHASH, 4, 16>(y, blocks, &r16)
+            } else {
+                strides_regs::<GHASH, 8, 32>(y, blocks, &doubled::<4, 8>(&r16))
+            }
+        };
+        pclmul::store_u128(acc, y);
+    }
+
+    /// Extends the kept powers to H^1..H^8 (H^8..H^5 in one multiply of H^4..H^1 by H^4).
+    pub fn grow(small: &mut Small, len: &mut u8) {
+        if *len < 4 {
+            let p = super::avx2::powers4(small.get(1));
+            for (k, &v) in p.iter().enumerate().skip(1) {
+                small.set(k + 1, v);
+            }
+            *len = 4;
+        }
+        regs8(small, len);
+    }
+
+    /// Fills all of `key` from its H^1: H^2..H^4, then H^5..H^32 in three doubling rounds of
+    /// whole registers (one, two and four 512-bit multiplies).
+    pub fn fill_key(key: &mut Key) {
+        let mut small = Small::new(&super::avx2::powers4(key.get(1)));
+        let r8 = regs8(&mut small, &mut 4);
+        let r32 = doubled::<4, 8>(&doubled::<2, 4>(&r8));
+        let rx = middles(&r32);
+        let (pow, _) = key.pow.as_chunks_mut::<4>();
+        let (powx, _) = key.powx.as_chunks_mut::<4>();
+        for g in 0..POWERS / 4 {
+            // SAFETY: each chunk is 64 writable bytes.
+            unsafe {
+                _mm512_storeu_si512(pow[g].as_mut_ptr().cast(), r32[g]);
+                _mm512_storeu_si512(powx[g].as_mut_ptr().cast(), rx[g]);
+            }
+        }
     }
 }

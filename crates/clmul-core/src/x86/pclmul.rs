@@ -15,7 +15,7 @@ use core::arch::x86::*;
 #[cfg(target_arch = "x86_64")]
 use core::arch::x86_64::*;
 
-use crate::state::Key;
+use crate::powers::{Key, SMALL, Small};
 
 /// Blocks per stride.
 pub(crate) const STRIDE: usize = 8;
@@ -136,62 +136,86 @@ crate::target_tier! {
         store_u128(acc, y);
     }
 
-    /// The first absorption of 2 to 4 blocks by a state that has only H^1: H^2..H^n are
-    /// computed in registers (H^3 and H^4 in parallel from H^2) and used at once, the blocks
-    /// are summed with one reduction, and the powers are stored afterwards. Key setup plus a
-    /// short message (AES-GCM-SIV keys POLYVAL per nonce) then never waits for a power to
-    /// travel through memory, as `fill_powers` followed by `update` does.
-    pub fn update_fresh<const GHASH: bool>(key: &mut Key, acc: &mut u128, blocks: &[[u8; 16]]) {
-        use crate::POWERS;
-        let n = blocks.len();
-        debug_assert!((2..=4).contains(&n));
-        let xor_halves = |h: __m128i| _mm_xor_si128(h, _mm_shuffle_epi32::<0x4e>(h));
-        let h1 = load_u128(&key.pow[POWERS - 1]);
-        let h2 = dot(h1, h1);
-        // H^n..H^1 for the blocks; H^3 and H^4 both come from H^2, side by side.
-        let pw = match n {
-            2 => [h2, h1, h1, h1],
-            3 => [dot(h2, h1), h2, h1, h1],
-            _ => [dot(h2, h2), dot(h2, h1), h2, h1],
-        };
-        let mut a = acc_zero();
-        let x0 = _mm_xor_si128(load::<GHASH>(&blocks[0]), load_u128(acc));
-        mul_acc(&mut a, x0, pw[0], xor_halves(pw[0]));
-        for i in 1..n {
-            mul_acc(&mut a, load::<GHASH>(&blocks[i]), pw[i], xor_halves(pw[i]));
+    /// Hashes `blocks` against `pow` (`pow.len() == blocks.len()`), computing each power's
+    /// Karatsuba middle as it goes, the first block plus `y`; returns the reduced result.
+    #[inline]
+    fn run_small<const GHASH: bool>(y: __m128i, blocks: &[[u8; 16]], pow: &[u128]) -> __m128i {
+        let mut acc = acc_zero();
+        let mut first = y;
+        for (b, h) in blocks.iter().zip(pow) {
+            let x = _mm_xor_si128(load::<GHASH>(b), first);
+            first = _mm_setzero_si128();
+            let h = load_u128(h);
+            mul_acc(&mut acc, x, h, _mm_xor_si128(h, _mm_shuffle_epi32::<0x4e>(h)));
         }
-        store_u128(acc, reduce(a));
-        // pw[i] is H^(n - i); H^1 is there already.
-        for k in 2..=n {
-            let h = pw[n - k];
-            store_u128(&mut key.pow[POWERS - k], h);
-            store_u128(&mut key.powx[POWERS - k], xor_halves(h));
-        }
+        reduce(acc)
     }
 
-    /// Computes H^(have+1)..H^want.
-    ///
-    /// Doubling rounds (H^(h+1..2h) = H^(1..h) * H^h), in registers, so the multiplies of a
-    /// round are independent and overlap: a dependency depth of log2(want).
-    pub fn fill_powers(key: &mut Key, have: usize, want: usize) {
-        use crate::POWERS;
-        let mut h = have;
-        while h < want {
-            let next = want.min(2 * h);
-            let top = load_u128(&key.pow[POWERS - h]);
-            let topx = _mm_xor_si128(top, _mm_shuffle_epi32::<0x4e>(top));
-            let mut k = h + 1;
-            while k <= next {
-                let mut acc = acc_zero();
-                mul_acc(&mut acc, load_u128(&key.pow[POWERS - (k - h)]), top, topx);
-                let p = reduce(acc);
-                // Whole-register stores, so that later loads of these entries are forwarded
-                // from the store buffer (a load spanning two 8-byte stores is not).
-                store_u128(&mut key.pow[POWERS - k], p);
-                store_u128(&mut key.powx[POWERS - k], _mm_xor_si128(p, _mm_shuffle_epi32::<0x4e>(p)));
-                k += 1;
-            }
-            h = next;
+    /// Strides of `S` blocks against H^S..H^1 of `small`, then the tail against its own powers.
+    #[inline]
+    fn strides<const GHASH: bool, const S: usize>(small: &Small, mut y: __m128i, blocks: &[[u8; 16]]) -> __m128i {
+        let (chunks, tail) = blocks.as_chunks::<S>();
+        for c in chunks {
+            y = run_small::<GHASH>(y, c, small.tail(S));
         }
+        if !tail.is_empty() {
+            y = run_small::<GHASH>(y, tail, small.tail(tail.len()));
+        }
+        y
+    }
+
+    /// Absorbs `blocks` into `acc` with a keyed state's powers H^1..H^len (`len` 4 or 8):
+    /// strides of `len` blocks. An input of more than four blocks first extends the state's
+    /// powers to H^8 ([`grow`]).
+    pub fn update_small<const GHASH: bool>(small: &mut Small, len: &mut u8, acc: &mut u128, blocks: &[[u8; 16]]) {
+        if blocks.len() > 4 && *len < SMALL as u8 {
+            grow(small, len);
+        }
+        let y = load_u128(acc);
+        let y = if *len >= SMALL as u8 {
+            strides::<GHASH, SMALL>(small, y, blocks)
+        } else {
+            assert!(*len >= 4);
+            strides::<GHASH, 4>(small, y, blocks)
+        };
+        store_u128(acc, y);
+    }
+
+    /// `a * b` as `u128`s.
+    #[inline]
+    fn dot_u128(a: u128, b: u128) -> u128 {
+        let mut p = 0u128;
+        store_u128(&mut p, dot(load_u128(&a), load_u128(&b)));
+        p
+    }
+
+    /// [H, H^2, H^3, H^4]: H^2, then H^3 and H^4 side by side.
+    #[inline]
+    pub fn powers4(h: u128) -> [u128; 4] {
+        let h2 = dot_u128(h, h);
+        [h, h2, dot_u128(h2, h), dot_u128(h2, h2)]
+    }
+
+    /// Extends the kept powers to H^1..H^8: H^2..H^4 if missing, then H^5..H^8 as four
+    /// independent products with H^4.
+    pub fn grow(small: &mut Small, len: &mut u8) {
+        if *len < 4 {
+            let p = powers4(small.get(1));
+            for (k, &v) in p.iter().enumerate().skip(1) {
+                small.set(k + 1, v);
+            }
+        }
+        let h4 = load_u128(&small.get(4));
+        for k in 5..=SMALL {
+            let mut p = 0u128;
+            store_u128(&mut p, dot(load_u128(&small.get(k - 4)), h4));
+            small.set(k, p);
+        }
+        *len = SMALL as u8;
+    }
+
+    /// Fills all of `key` from its H^1.
+    pub fn fill_key(key: &mut Key) {
+        key.fill_with(1, |a, b| dot_u128(a, b));
     }
 }

@@ -1,0 +1,157 @@
+//! Powers of the hash key H: the few a keyed state keeps, and the full table of the fused
+//! AES-GCM kernels.
+//!
+//! The wide loops hash a stride of `n` blocks against `H^n..H^1` with one reduction
+//! (aggregated reduction). Where those powers live depends on who uses them:
+//!
+//! - A keyed POLYVAL/GHASH state keeps only [`Small`], H^1..H^8 (128 bytes): enough for every
+//!   message of up to eight blocks, and for the 8-block strides of the PCLMULQDQ and PMULL
+//!   backends. The state stays small (about the size of RustCrypto's), so creating, cloning
+//!   and moving it per message costs what a short message needs. The 256- and 512-bit
+//!   backends compute H^9..H^16 (and H^17..H^32 for long inputs) in registers at the start of
+//!   each long update, with whole-vector multiplies (four powers per 512-bit multiply, two
+//!   rounds): tens of cycles against the thousands that input takes.
+//! - The fused AES-GCM kernels, whose key lives as long as the AEAD key, use [`Key`]: all
+//!   [`POWERS`] powers and their Karatsuba middles, computed once at key setup.
+//!
+//! # Layout
+//!
+//! Both tables store H^k at index `LEN - k` (highest power first), so the `n` powers a run of
+//! `n` blocks needs, H^n (first block) down to H^1 (last block), are the contiguous tail
+//! `[LEN - n..]`: one vector load per group of blocks, for any `n`.
+
+/// The most powers of H any kernel uses (the AVX-512 stride).
+pub const POWERS: usize = 32;
+
+/// The powers a keyed state keeps: H^1..H^SMALL.
+pub const SMALL: usize = 8;
+
+/// The Karatsuba middle operand of `v`: `lo64 ^ hi64`, in both halves.
+#[inline(always)]
+pub fn middle(v: u128) -> u128 {
+    let x = (v as u64) ^ ((v >> 64) as u64);
+    u128::from(x) | (u128::from(x) << 64)
+}
+
+/// H^1..H^len (`len` of 1, 4 or [`SMALL`]), as a keyed state keeps them.
+#[derive(Clone, Copy)]
+#[repr(C)]
+pub struct Small {
+    /// `pow[SMALL - k]` = H^k for `k <= len`; zero above.
+    pow: [u128; SMALL],
+}
+
+impl Small {
+    /// The table of `powers` = [H^1, H^2, ..., H^n], `1 <= n <= SMALL`.
+    #[inline]
+    pub fn new(powers: &[u128]) -> Self {
+        let n = powers.len();
+        assert!((1..=SMALL).contains(&n));
+        Self {
+            pow: core::array::from_fn(|i| {
+                let k = SMALL - i;
+                if k <= n { powers[k - 1] } else { 0 }
+            }),
+        }
+    }
+
+    /// H^k, `1 <= k <= SMALL` (zero if not computed).
+    #[inline]
+    pub fn get(&self, k: usize) -> u128 {
+        self.pow[SMALL - k]
+    }
+
+    /// Sets H^k.
+    #[inline]
+    pub fn set(&mut self, k: usize, v: u128) {
+        self.pow[SMALL - k] = v;
+    }
+
+    /// The `n` powers H^n..H^1 (`n <= SMALL`), in the order the blocks use them.
+    #[inline]
+    pub fn tail(&self, n: usize) -> &[u128] {
+        &self.pow[SMALL - n..]
+    }
+
+    /// All of them, H^SMALL first.
+    #[inline]
+    pub fn all(&self) -> &[u128; SMALL] {
+        &self.pow
+    }
+
+    /// All of them, for whole-register stores by the SIMD kernels.
+    #[inline]
+    pub fn all_mut(&mut self) -> &mut [u128; SMALL] {
+        &mut self.pow
+    }
+
+    /// Wipes the table (for `Drop` with the `zeroize` feature).
+    #[cfg(feature = "zeroize")]
+    pub(crate) fn wipe(&mut self) {
+        zeroize::Zeroize::zeroize(&mut self.pow);
+    }
+}
+
+/// All [`POWERS`] powers of H and their Karatsuba middles, for the fused AES-GCM kernels.
+///
+/// `pow[POWERS - k]` holds H^k; `powx[j]` holds the Karatsuba middle operand of `pow[j]`,
+/// `lo64 ^ hi64`, in both 64-bit halves.
+#[derive(Clone)]
+#[repr(C, align(64))]
+pub struct Key {
+    /// `pow[POWERS - k]` = H^k.
+    pub pow: [u128; POWERS],
+    /// `powx[j]` = the Karatsuba middle operand of `pow[j]`, in both halves.
+    pub powx: [u128; POWERS],
+}
+
+impl Key {
+    /// The all-zero table (for kernels run without hashing, which never read it).
+    pub const ZERO: Key = Key {
+        pow: [0; POWERS],
+        powx: [0; POWERS],
+    };
+
+    /// H^k, for `1 <= k <= POWERS`.
+    #[inline]
+    pub fn get(&self, k: usize) -> u128 {
+        self.pow[POWERS - k]
+    }
+
+    /// Stores H^k and its middle.
+    #[inline]
+    pub fn set(&mut self, k: usize, v: u128) {
+        self.pow[POWERS - k] = v;
+        self.powx[POWERS - k] = middle(v);
+    }
+
+    /// The `n` powers H^n..H^1 and their middles, in the order the blocks use them.
+    #[inline]
+    pub fn tail(&self, n: usize) -> (&[u128], &[u128]) {
+        (&self.pow[POWERS - n..], &self.powx[POWERS - n..])
+    }
+
+    /// Fills H^(have+1)..H^POWERS from H^1..H^have with `mul`, doubling: round `r` multiplies
+    /// H^1..H^h by H^h, so the products of one round are independent (a dependency depth of
+    /// log2(POWERS)). For the backends that multiply one power at a time.
+    pub(crate) fn fill_with(&mut self, have: usize, mul: impl Fn(u128, u128) -> u128) {
+        let mut have = have.max(1);
+        while have < POWERS {
+            let top = self.get(have);
+            let next = POWERS.min(2 * have);
+            for k in have + 1..=next {
+                let v = mul(self.get(k - have), top);
+                self.set(k, v);
+            }
+            have = next;
+        }
+    }
+}
+
+#[cfg(feature = "zeroize")]
+impl Drop for Key {
+    fn drop(&mut self) {
+        zeroize::Zeroize::zeroize(&mut self.pow);
+        zeroize::Zeroize::zeroize(&mut self.powx);
+    }
+}
