@@ -244,6 +244,9 @@ impl Rule {
 pub struct Allow {
     pub symbols: &'static [&'static str],
     pub mnemonic: &'static str,
+    /// For a transfer: whether its value is public (otherwise it stays data, and the
+    /// data-flow rules follow it).
+    pub public: bool,
     pub why: &'static str,
 }
 
@@ -252,6 +255,7 @@ pub const ALLOWED: &[Allow] = &[
     Allow {
         symbols: &["::vaes512::aead", "::vaes512::ctr"],
         mnemonic: "vmovd",
+        public: true,
         why: "the VAES-512 engine reads the low byte of its counter register \
               (`_mm_cvtsi128_si32` in `iteration`) to see whether one byte shuffle serves the \
               whole iteration; the counter is public (J0 from the nonce, plus the block \
@@ -260,16 +264,27 @@ pub const ALLOWED: &[Allow] = &[
     Allow {
         symbols: &["::aesni::expand"],
         mnemonic: "div",
+        public: true,
         why: "`i % nk` in the FIPS-197 key expansion (`RoundKeys::expand`): the word index \
               and the key length in words, both public",
+    },
+    Allow {
+        symbols: &["::pclmul::fill_key"],
+        mnemonic: "movq",
+        public: false,
+        why: "the PCLMULQDQ key table's Karatsuba middles, `lo64 ^ hi64` of each power \
+              (`Key::set`), are XORed in general-purpose registers and stored; they stay \
+              data, and no branch or address depends on them",
     },
 ];
 
 /// A group of kernel symbols of one kind.
 pub struct Group {
     pub kind: Kind,
-    /// Demangled names without generic arguments ([`normalize`]), matched by suffix, so that
-    /// they keep matching when a module moves to another crate.
+    /// Demangled names without generic arguments ([`normalize`]), matched by suffix; one
+    /// ending in `::` is a module: every function in it but the run-time detection. Module
+    /// paths without the crate name keep matching when the code moves to another crate, and
+    /// a module pattern takes in a backend's new kernels by itself.
     pub symbols: &'static [&'static str],
 }
 
@@ -281,23 +296,19 @@ pub struct Kernel {
 
 const GHASH_PORTABLE: Group = Group {
     kind: Kind::Gpr,
-    symbols: &["::portable::update"],
+    symbols: &["::portable::"],
 };
 const GHASH_PCLMUL: Group = Group {
     kind: Kind::Simd,
-    symbols: &[
-        "::pclmul::update",
-        "::pclmul::update_fresh",
-        "::pclmul::fill_powers",
-    ],
+    symbols: &["::x86::pclmul::"],
 };
 const GHASH_AVX2: Group = Group {
     kind: Kind::Simd,
-    symbols: &["::avx2::update"],
+    symbols: &["::x86::avx2::"],
 };
 const GHASH_AVX512: Group = Group {
     kind: Kind::Simd,
-    symbols: &["::avx512::update"],
+    symbols: &["::x86::avx512::"],
 };
 /// The x86 engines' key schedule (general-purpose code around `aeskeygenassist`) and single
 /// block.
@@ -351,11 +362,7 @@ pub const KERNELS: &[Kernel] = &[
             AES_BLOCK,
             Group {
                 kind: Kind::Simd,
-                symbols: &[
-                    "::aesni_gcm::aead",
-                    "::aesni_gcm::ctr",
-                    "::aesni_gcm::tag_only",
-                ],
+                symbols: &["::x86::aesni_gcm::"],
             },
         ],
     },
@@ -366,7 +373,7 @@ pub const KERNELS: &[Kernel] = &[
             AES_BLOCK,
             Group {
                 kind: Kind::Simd,
-                symbols: &["::vaes256::aead", "::vaes256::ctr", "::vaes256::tag_only"],
+                symbols: &["::x86::vaes256::"],
             },
         ],
     },
@@ -377,7 +384,7 @@ pub const KERNELS: &[Kernel] = &[
             AES_BLOCK,
             Group {
                 kind: Kind::Simd,
-                symbols: &["::vaes512::aead", "::vaes512::ctr", "::vaes512::tag_only"],
+                symbols: &["::x86::vaes512::"],
             },
         ],
     },
@@ -415,12 +422,85 @@ pub fn normalize(name: &str) -> String {
     out.replace("::::", "::").trim_end_matches("::").to_owned()
 }
 
-/// The functions whose normalized name ends with `symbol`.
+/// The functions `symbol` names: those whose normalized name ends with it, or for a module
+/// (`symbol` ends with `::`), every function in the module but the run-time detection
+/// (`cpufeatures`' `cpuid` module, `available`, and the XCR0 and CPUID reads of `ymm`).
 pub fn matching<'a>(funcs: &'a [Function], symbol: &str) -> Vec<&'a Function> {
     funcs
         .iter()
-        .filter(|f| normalize(&f.name).ends_with(symbol))
+        .filter(|f| {
+            let name = normalize(&f.name);
+            if symbol.ends_with("::") {
+                let detection = name.contains("::cpuid::")
+                    || ["::available", "::has_all", "::xcr0", "::detect"]
+                        .iter()
+                        .any(|d| name.ends_with(d));
+                name.contains(symbol) && !detection
+            } else {
+                name.ends_with(symbol)
+            }
+        })
         .collect()
+}
+
+/// What a function's register arguments are, where they are not the default (pointers and
+/// lengths, public, with the data behind the pointers judged by the [`Kind`] rules).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Args {
+    /// Arguments (0 = `rdi`, 1 = `rsi`, 2 = `rdx`, 3 = `rcx`, 4 = `r8`, 5 = `r9`) that point
+    /// to public data: loads through them (base register only, copies and spills followed)
+    /// are public.
+    pub public_ptr: &'static [usize],
+    /// Arguments that are secrets passed by value.
+    pub secret: &'static [usize],
+}
+
+/// The System V registers of arguments 0 to 5.
+const ARG_REGS: [usize; 6] = [5, 4, 3, 2, 8, 9];
+
+/// The arguments that differ from the default, by function (suffix of the normalized name).
+/// Wrong here means either a finding (a public value counted as data) or a blind spot (data
+/// counted as public), so each entry says what the argument is.
+pub const ARGS: &[(&str, Args)] = &[
+    // `(small, len: &mut u8, ...)`: `len` is how many powers of H are computed.
+    (
+        "::portable::update",
+        Args {
+            public_ptr: &[1],
+            secret: &[],
+        },
+    ),
+    (
+        "::update_small",
+        Args {
+            public_ptr: &[1],
+            secret: &[],
+        },
+    ),
+    (
+        "::grow",
+        Args {
+            public_ptr: &[1],
+            secret: &[],
+        },
+    ),
+    // `powers4(h: u128) -> [u128; 4]`: the hash key, by value in `rsi:rdx` (the returned
+    // array's address comes first, in `rdi`).
+    (
+        "::powers4",
+        Args {
+            public_ptr: &[],
+            secret: &[1, 2],
+        },
+    ),
+];
+
+/// The argument description of `f` ([`ARGS`], or the default).
+pub fn args_of(f: &Function) -> Args {
+    let name = normalize(&f.name);
+    ARGS.iter()
+        .find(|(s, _)| name.ends_with(s))
+        .map_or_else(Args::default, |(_, a)| *a)
 }
 
 /// A rule broken at one instruction.
@@ -449,16 +529,43 @@ struct State {
     /// then be data.
     stack_any: bool,
     flags: bool,
+    /// Registers that surely hold a pointer to public memory (from [`Args::public_ptr`]).
+    ppub: u16,
+    /// Stack granules that surely hold such a pointer (a spilled one).
+    ppub_stack: BTreeSet<i64>,
 }
 
 impl State {
+    /// Joins `other` in: "may be data" by union, "surely a public pointer" by intersection.
     fn join(&mut self, other: &State) -> bool {
-        let before = (self.gpr, self.stack.len(), self.stack_any, self.flags);
+        let key = |s: &State| {
+            (
+                s.gpr,
+                s.stack.len(),
+                s.stack_any,
+                s.flags,
+                s.ppub,
+                s.ppub_stack.len(),
+            )
+        };
+        let before = key(self);
         self.gpr |= other.gpr;
         self.stack.extend(other.stack.iter().copied());
         self.stack_any |= other.stack_any;
         self.flags |= other.flags;
-        before != (self.gpr, self.stack.len(), self.stack_any, self.flags)
+        self.ppub &= other.ppub;
+        self.ppub_stack.retain(|g| other.ppub_stack.contains(g));
+        before != key(self)
+    }
+    fn ppub(&self, r: usize) -> bool {
+        self.ppub & (1 << r) != 0
+    }
+    fn set_ppub(&mut self, r: usize, public: bool) {
+        if public {
+            self.ppub |= 1 << r;
+        } else {
+            self.ppub &= !(1 << r);
+        }
     }
     fn reg(&self, r: usize) -> bool {
         self.gpr & (1 << r) != 0
@@ -669,6 +776,11 @@ fn blocks(insns: &[Insn]) -> (Vec<usize>, Vec<Vec<usize>>) {
 
 /// Runs the rules over one function of kind `kind`; `allowed` are the transfers allowed in it.
 pub fn analyse(f: &Function, kind: Kind, allowed: &[&Allow]) -> Analysis {
+    analyse_with(f, kind, allowed, args_of(f))
+}
+
+/// [`analyse`] with the arguments described by `args`.
+fn analyse_with(f: &Function, kind: Kind, allowed: &[&Allow], args: Args) -> Analysis {
     let insns = &f.insns;
     let mut out = Analysis::default();
     if insns.is_empty() {
@@ -676,7 +788,14 @@ pub fn analyse(f: &Function, kind: Kind, allowed: &[&Allow]) -> Analysis {
     }
     let (starts, succ) = blocks(insns);
     let mut entry: Vec<Option<State>> = vec![None; starts.len()];
-    entry[0] = Some(State::default());
+    let mut first = State::default();
+    for &a in args.public_ptr {
+        first.set_ppub(ARG_REGS[a], true);
+    }
+    for &a in args.secret {
+        first.set_reg(ARG_REGS[a], true);
+    }
+    entry[0] = Some(first);
     let mut work: BTreeSet<usize> = BTreeSet::from([0]);
     let mut findings: BTreeMap<(u64, Rule), Finding> = BTreeMap::new();
     let mut allowed_seen: BTreeMap<u64, (String, &'static str)> = BTreeMap::new();
@@ -759,6 +878,11 @@ fn step(
             if mem.stack.is_some() || mem.stack_dynamic {
                 return st.load_stack(mem);
             }
+            if let [base] = mem.regs[..]
+                && st.ppub(base)
+            {
+                return false;
+            }
             kind == Kind::Gpr || mem.size < 8
         } else if let Some(r) = gpr(o) {
             st.reg(r)
@@ -778,7 +902,7 @@ fn step(
         {
             Some(a) => {
                 allow(x, a.why);
-                transfer_public = true;
+                transfer_public = a.public;
             }
             None => report(Rule::VectorToGpr, x),
         }
@@ -787,9 +911,11 @@ fn step(
         report(Rule::BranchOnData, x);
     }
     if m == "call" {
-        let args = [5usize, 4, 3, 2, 8, 9].iter().any(|&r| st.reg(r));
-        for r in [0usize, 2, 1, 4, 5, 8, 9, 10, 11] {
+        let args = ARG_REGS.iter().any(|&r| st.reg(r));
+        // The caller-saved registers: rax, rcx, rdx, rsi, rdi, r8-r11.
+        for r in [0usize, 2, 3, 4, 5, 8, 9, 10, 11] {
             st.set_reg(r, false);
+            st.set_ppub(r, false);
         }
         st.set_reg(0, args);
         st.set_reg(3, args);
@@ -800,25 +926,32 @@ fn step(
         let d = st.reg(0) || source(0, st);
         st.set_reg(0, d);
         st.set_reg(3, d);
+        st.set_ppub(0, false);
+        st.set_ppub(3, false);
         st.flags = d;
         return;
     }
     if matches!(m, "cqo" | "cdq" | "cwd") {
         let d = st.reg(0);
         st.set_reg(3, d);
+        st.set_ppub(3, false);
         return;
     }
     if m == "xchg" && ops.len() == 2 {
         if let (Some(a), Some(b)) = (gpr(&ops[0]), gpr(&ops[1])) {
             let (da, db) = (st.reg(a), st.reg(b));
+            let (pa, pb) = (st.ppub(a), st.ppub(b));
             st.set_reg(a, db);
             st.set_reg(b, da);
+            st.set_ppub(a, pb);
+            st.set_ppub(b, pa);
         }
         return;
     }
     if m == "pop" {
         if let Some(r) = dest_gpr {
             st.set_reg(r, false);
+            st.set_ppub(r, false);
         }
         return;
     }
@@ -842,7 +975,25 @@ fn step(
         return;
     }
     match (dest_gpr, &mems.first()) {
-        (Some(r), _) => st.set_reg(r, data),
+        (Some(r), _) => {
+            // A public pointer stays one through a copy, a spill and reload, or `lea` of an
+            // offset from it.
+            let ppub = match (m, ops.get(1)) {
+                ("mov", Some(o)) => match (gpr(o), &mems[1]) {
+                    (Some(r2), _) => st.ppub(r2),
+                    (None, Some(mem)) => mem
+                        .stack
+                        .is_some_and(|o| st.ppub_stack.contains(&o.div_euclid(8))),
+                    _ => false,
+                },
+                ("lea", Some(_)) => {
+                    matches!(&mems[1], Some(mem) if matches!(mem.regs[..], [b] if st.ppub(b)))
+                }
+                _ => false,
+            };
+            st.set_reg(r, data);
+            st.set_ppub(r, ppub);
+        }
         (None, Some(Some(mem))) => {
             // A store: its value is the last operand (and the old memory for read-modify-write).
             let v = ops.len() > 1 && source(ops.len() - 1, st);
@@ -850,6 +1001,16 @@ fn step(
                 mem,
                 v || data && !m.starts_with("mov") && !m.starts_with("vmov"),
             );
+            if let Some(o) = mem.stack {
+                let ptr = m == "mov" && ops.get(1).and_then(|x| gpr(x)).is_some_and(|r| st.ppub(r));
+                if ptr && o % 8 == 0 {
+                    st.ppub_stack.insert(o.div_euclid(8));
+                } else {
+                    for g in State::granules(o, mem.size) {
+                        st.ppub_stack.remove(&g);
+                    }
+                }
+            }
         }
         _ => {}
     }
@@ -928,6 +1089,41 @@ mod tests {
         assert_eq!(rules(&fine, Kind::Gpr), [Rule::Division]);
     }
 
+    /// A count behind a pointer argument declared public, followed through a copy, a call
+    /// (callee-saved register) and a spill; a secret passed by value.
+    #[test]
+    fn declared_arguments() {
+        let f = func(
+            "    1000:\tmov    rbx,rsi\n\
+             \x20   1003:\tcall   2000 <g>\n\
+             \x20   1008:\tmov    QWORD PTR [rsp+0x8],rbx\n\
+             \x20   100d:\tmov    rcx,QWORD PTR [rsp+0x8]\n\
+             \x20   1012:\tmovzx  eax,BYTE PTR [rcx]\n\
+             \x20   1015:\tcmp    al,0x4\n\
+             \x20   1017:\tjae    1019 <t::f+0x19>\n\
+             \x20   1019:\tret\n",
+        );
+        let public = Args {
+            public_ptr: &[1],
+            secret: &[],
+        };
+        assert!(analyse_with(&f, Kind::Gpr, &[], public).findings.is_empty());
+        assert_eq!(rules(&f, Kind::Gpr), [Rule::BranchOnData]);
+        let g = func(
+            "    1000:\tlea    rax,[rip+0x100]\n\
+             \x20   1007:\tmovzx  eax,BYTE PTR [rax+rsi*1]\n\
+             \x20   100b:\tret\n",
+        );
+        assert!(rules(&g, Kind::Simd).is_empty());
+        let secret = Args {
+            public_ptr: &[],
+            secret: &[1],
+        };
+        let a = analyse_with(&g, Kind::Simd, &[], secret);
+        assert_eq!(a.findings.len(), 1);
+        assert_eq!(a.findings[0].rule, Rule::AddressFromData);
+    }
+
     /// Data through a stack slot, and out of a vector register.
     #[test]
     fn simd_rules() {
@@ -947,6 +1143,7 @@ mod tests {
         let allow = Allow {
             symbols: &["::f"],
             mnemonic: "vmovd",
+            public: true,
             why: "test",
         };
         let a = analyse(&f, Kind::Simd, &[&allow]);
