@@ -58,9 +58,13 @@ impl Backend {
         Self::ALL.iter().copied().filter(|b| b.is_available())
     }
 
-    /// The fastest backend this CPU can run (detected once, then one relaxed atomic load).
+    /// The fastest backend this CPU can run (detected once, then one relaxed atomic load);
+    /// always [`Backend::Portable`] in a build with `--cfg polyval_backend="soft"`.
     #[inline]
     pub fn detect() -> Backend {
+        if cfg!(polyval_backend = "soft") {
+            return Backend::Portable;
+        }
         use core::sync::atomic::{AtomicU8, Ordering};
         // 0: not yet detected; otherwise 1 + the index in `ALL`.
         static DETECTED: AtomicU8 = AtomicU8::new(0);

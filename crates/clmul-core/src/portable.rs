@@ -70,7 +70,7 @@ pub(crate) fn update<const GHASH: bool>(
         return;
     }
     let n = blocks.len().min(STRIDE);
-    let mut lanes = [[[0u64; 5]; 3]; STRIDE];
+    let mut lanes = [[[0u64; 9]; 3]; STRIDE];
     for (l, &h) in lanes.iter_mut().zip(small.tail(n)) {
         *l = split_power(h);
     }

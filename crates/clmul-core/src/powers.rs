@@ -4,13 +4,14 @@
 //! The wide loops hash a stride of `n` blocks against `H^n..H^1` with one reduction
 //! (aggregated reduction). Where those powers live depends on who uses them:
 //!
-//! - A keyed POLYVAL/GHASH state keeps only [`Small`], H^1..H^8 (128 bytes): enough for every
-//!   message of up to eight blocks, and for the 8-block strides of the PCLMULQDQ and PMULL
-//!   backends. The state stays small (about the size of RustCrypto's), so creating, cloning
-//!   and moving it per message costs what a short message needs. The 256- and 512-bit
-//!   backends compute H^9..H^16 (and H^17..H^32 for long inputs) in registers at the start of
-//!   each long update, with whole-vector multiplies (four powers per 512-bit multiply, two
-//!   rounds): tens of cycles against the thousands that input takes.
+//! - A keyed POLYVAL/GHASH state keeps at most [`Small`], H^1..H^16 (256 bytes), and only as
+//!   far as its messages have needed them: H^1..H^4 from key setup, H^5..H^8 once a message
+//!   of more than four blocks came (the 8-block strides of the PCLMULQDQ and PMULL backends),
+//!   H^9..H^16 once one of 32 blocks or more came (the 16-block strides of the 256- and
+//!   512-bit backends). The state stays small, so creating, cloning and moving it per message
+//!   costs what a short message needs. The 512-bit backend computes H^17..H^32 in registers
+//!   at the start of each long update (four 512-bit multiplies, four powers each): tens of
+//!   cycles against the thousands that input takes.
 //! - The fused AES-GCM kernels, whose key lives as long as the AEAD key, use [`Key`]: all
 //!   [`POWERS`] powers and their Karatsuba middles, computed once at key setup.
 //!
@@ -23,8 +24,8 @@
 /// The most powers of H any kernel uses (the AVX-512 stride).
 pub const POWERS: usize = 32;
 
-/// The powers a keyed state keeps: H^1..H^SMALL.
-pub const SMALL: usize = 8;
+/// The most powers a keyed state keeps: H^1..H^SMALL.
+pub const SMALL: usize = 16;
 
 /// The Karatsuba middle operand of `v`: `lo64 ^ hi64`, in both halves.
 #[inline(always)]
@@ -33,7 +34,7 @@ pub fn middle(v: u128) -> u128 {
     u128::from(x) | (u128::from(x) << 64)
 }
 
-/// H^1..H^len (`len` of 1, 4 or [`SMALL`]), as a keyed state keeps them.
+/// H^1..H^len (`len` of 1, 4, 8 or [`SMALL`]), as a keyed state keeps them.
 #[derive(Clone, Copy)]
 #[repr(C)]
 pub struct Small {
@@ -45,14 +46,12 @@ impl Small {
     /// The table of `powers` = [H^1, H^2, ..., H^n], `1 <= n <= SMALL`.
     #[inline]
     pub fn new(powers: &[u128]) -> Self {
-        let n = powers.len();
-        assert!((1..=SMALL).contains(&n));
-        Self {
-            pow: core::array::from_fn(|i| {
-                let k = SMALL - i;
-                if k <= n { powers[k - 1] } else { 0 }
-            }),
+        assert!((1..=SMALL).contains(&powers.len()));
+        let mut pow = [0; SMALL];
+        for (k, &v) in powers.iter().enumerate() {
+            pow[SMALL - 1 - k] = v;
         }
+        Self { pow }
     }
 
     /// H^k, `1 <= k <= SMALL` (zero if not computed).

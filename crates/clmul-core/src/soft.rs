@@ -16,9 +16,12 @@
 //! **The one collision.** A 64-bit lane has 16 bits, so for a full 64x64->128 product a count of
 //! 16 is reachable: exactly at bit `i + j + 60`, and only when all sixteen bits of both lanes are
 //! set (all-ones inputs). 16 carries into bit `i + j + 64`, which belongs to the same lane, and
-//! the product is wrong there. We therefore clear the top nibble of `x` (bits 60..63) before the
-//! lane products, so every lane of `x` has at most 15 bits, and add the top nibble's four partial
-//! products back with masked shifts (no branch on the data). The low-half-only variant
+//! the product is wrong there. We therefore clear the top nibble of one operand (bits 60..63)
+//! before the lane products, so each of its lanes has at most 15 bits, and add the top nibble's
+//! four partial products back with masked shifts (no branch on the data). [`clmul64_widening`]
+//! clears `x`'s; [`clmul64_split`], whose `y` is a power of H split once per update, clears
+//! `y`'s and keeps one mask per nibble bit in the split, so that its per-block work has no
+//! multiply beyond the sixteen lane products. The low-half-only variant
 //! ([`bmul64`]) never sees the collision: the count 16 sits at bit `60 + i + j` and can only carry
 //! into bits >= 64, which it discards.
 //!
@@ -87,13 +90,31 @@ pub fn clmul64_widening(x: u64, y: u64) -> u128 {
     z
 }
 
-/// `y` split for [`clmul64_split`]: its four lanes, and `y` itself.
-pub type Split = [u64; 5];
+/// `y` split for [`clmul64_split`]: the four lanes of `y` without its top nibble, `y`
+/// itself, and one all-ones-or-zero mask per bit of the top nibble.
+pub type Split = [u64; 9];
 
 /// Splits `y` once, for reuse against many `x` (the powers of H in [`crate::Polyval`]).
+///
+/// Here it is `y`'s top nibble that is set aside (see the module docs): each lane of `y` then
+/// has at most 15 bits, so no count reaches 16 whatever `x` is, and the nibble's four partial
+/// products are `x` shifted under `y`'s bit masks, computed per `x` with shifts and ANDs (no
+/// multiply, no branch).
 #[inline(always)]
 pub fn split(y: u64) -> Split {
-    [y & LANE[0], y & LANE[1], y & LANE[2], y & LANE[3], y]
+    let low = y & 0x0fff_ffff_ffff_ffff;
+    let bit = |k: u32| 0u64.wrapping_sub((y >> (60 + k)) & 1);
+    [
+        low & LANE[0],
+        low & LANE[1],
+        low & LANE[2],
+        low & LANE[3],
+        y,
+        bit(0),
+        bit(1),
+        bit(2),
+        bit(3),
+    ]
 }
 
 /// The carry-less product of `x` and a pre-split `y` (a power of H, split once per update).
@@ -129,16 +150,17 @@ fn clmul64_split_widening(x: u64, y: &Split) -> u128 {
         u128::from(a) * u128::from(b)
     }
     let wide = |l: u64| u128::from(l) | (u128::from(l) << 64);
-    let top = x & 0xf000_0000_0000_0000;
-    let x = x & 0x0fff_ffff_ffff_ffff;
     let [x0, x1, x2, x3] = LANE.map(|l| x & l);
     let z0 = (m(x0, y[0]) ^ m(x1, y[3]) ^ m(x2, y[2]) ^ m(x3, y[1])) & wide(LANE[0]);
     let z1 = (m(x0, y[1]) ^ m(x1, y[0]) ^ m(x2, y[3]) ^ m(x3, y[2])) & wide(LANE[1]);
     let z2 = (m(x0, y[2]) ^ m(x1, y[1]) ^ m(x2, y[0]) ^ m(x3, y[3])) & wide(LANE[2]);
     let z3 = (m(x0, y[3]) ^ m(x1, y[2]) ^ m(x2, y[1]) ^ m(x3, y[0])) & wide(LANE[3]);
-    // The top nibble's partial products: `y` times single bits, exact as integer products.
-    let fix = (m(top & (1 << 60), y[4]) ^ m(top & (1 << 61), y[4]))
-        ^ (m(top & (1 << 62), y[4]) ^ m(top & (1 << 63), y[4]));
+    // The top nibble of `y`: `x` shifted to each of its bits, kept where the bit is set.
+    let xw = u128::from(x);
+    let fix = ((xw << 60) & wide(y[5]))
+        ^ ((xw << 61) & wide(y[6]))
+        ^ ((xw << 62) & wide(y[7]))
+        ^ ((xw << 63) & wide(y[8]));
     z0 ^ z1 ^ z2 ^ z3 ^ fix
 }
 

@@ -171,8 +171,9 @@ fn split_updates_every_backend() {
     }
 }
 
-/// A fresh state's first update of 1 to 5 blocks (2 to 4 take the path that computes H^2..H^4
-/// in registers and stores them), then updates that use those stored powers and extend them.
+/// A fresh state's first update of 1 to 5 blocks (up to 4 use the powers key setup keeps, 5
+/// computes and keeps H^5..H^8 first), then updates that use those kept powers and extend
+/// them.
 #[test]
 fn short_first_updates_every_backend() {
     let mut r = rng(21);
@@ -202,6 +203,113 @@ fn short_first_updates_every_backend() {
                 }
             }
         }
+    }
+}
+
+/// Long inputs around the 512-bit backend's switch to 32-block strides (from 256 blocks, with
+/// H^17..H^32 computed for the call) and past it, with partial tails: hunts a wrong power in
+/// the per-call table or a stride boundary off by one.
+#[test]
+fn long_inputs_every_backend() {
+    let mut r = rng(22);
+    let key: [u8; 16] = r.random();
+    let blocks: &[usize] = if cfg!(miri) {
+        &[256, 257]
+    } else {
+        &[255, 256, 257, 288, 300, 511, 512, 513, 1031]
+    };
+    let data = random_bytes(&mut r, 1031 * 16 + 15);
+    for b in backends() {
+        for &n in blocks {
+            for tail in [0, 1, 15] {
+                let d = &data[..16 * n + tail];
+                assert_eq!(
+                    hash::<false>(b, &key, d),
+                    hash::<false>(Backend::Portable, &key, d),
+                    "{b} polyval {n} blocks + {tail}"
+                );
+                assert_eq!(
+                    hash::<true>(b, &key, d),
+                    hash::<true>(Backend::Portable, &key, d),
+                    "{b} ghash {n} blocks + {tail}"
+                );
+            }
+        }
+    }
+}
+
+/// Clones taken at every stage of a state's powers (key setup only; after a short update;
+/// after the first update of more than four blocks, which keeps H^5..H^8; after one of 32
+/// blocks or more, which keeps H^9..H^16; after a long one, which computes H^17..H^32 for the
+/// call only) each finish the same message as the original: hunts a clone that copies a
+/// partly built table, or a state that counts powers it does not hold.
+#[test]
+fn clones_at_every_stage_every_backend() {
+    let mut r = rng(23);
+    let key: [u8; 16] = r.random();
+    let stages = [3, 6, 40, if cfg!(miri) { 10 } else { 300 }, 2];
+    let total: usize = stages.iter().sum();
+    let data = random_bytes(&mut r, total * 16);
+    let (blocks, _) = data.as_chunks::<16>();
+    let want = hash::<false>(Backend::Portable, &key, &data);
+    let want_g = hash::<true>(Backend::Portable, &key, &data);
+    for b in backends() {
+        let mut p = Polyval::with_backend(&key, b).unwrap();
+        let mut g = Ghash::with_backend(&key, b).unwrap();
+        let mut clones = vec![(0, p.clone(), g.clone())];
+        let mut at = 0;
+        for n in stages {
+            p.update(&blocks[at..at + n]);
+            g.update(&blocks[at..at + n]);
+            at += n;
+            clones.push((at, p.clone(), g.clone()));
+        }
+        assert_eq!(p.finalize(), want, "{b} polyval original");
+        assert_eq!(g.finalize(), want_g, "{b} ghash original");
+        for (from, mut cp, mut cg) in clones {
+            cp.update(&blocks[from..]);
+            cg.update(&blocks[from..]);
+            assert_eq!(cp.finalize(), want, "{b} polyval clone after {from} blocks");
+            assert_eq!(cg.finalize(), want_g, "{b} ghash clone after {from} blocks");
+        }
+    }
+}
+
+/// States are `Send + Sync`: keyed on one thread and moved (or cloned) to others, or shared by
+/// reference through `update_detached`, they hash as on the thread that made them.
+#[test]
+fn states_move_between_threads() {
+    fn assert_send_sync<T: Send + Sync>() {}
+    assert_send_sync::<Polyval>();
+    assert_send_sync::<Ghash>();
+    let mut r = rng(24);
+    let key: [u8; 16] = r.random();
+    let data = random_bytes(&mut r, if cfg!(miri) { 200 } else { 5000 });
+    let want = hash::<false>(Backend::Portable, &key, &data);
+    let want_g = hash::<true>(Backend::Portable, &key, &data);
+    for b in backends() {
+        let mut warm = Polyval::with_backend(&key, b).unwrap();
+        warm.update_padded(&data);
+        warm.reset();
+        let fresh = Ghash::with_backend(&key, b).unwrap();
+        let (p, g) = std::thread::scope(|s| {
+            let moved = s.spawn({
+                let mut warm = warm.clone();
+                let data = &data;
+                move || {
+                    warm.update_padded(data);
+                    warm.finalize()
+                }
+            });
+            let shared = s.spawn(|| {
+                let mut acc = [0u8; 16];
+                fresh.update_detached_padded(&mut acc, &data);
+                acc
+            });
+            (moved.join().unwrap(), shared.join().unwrap())
+        });
+        assert_eq!(p, want, "{b} polyval moved to another thread");
+        assert_eq!(g, want_g, "{b} ghash shared with another thread");
     }
 }
 

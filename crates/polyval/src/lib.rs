@@ -82,30 +82,16 @@ pub struct Polyval {
     inner: clmul_core::Polyval,
 }
 
-/// The backend a new key gets: the detected one, or the portable one when the build forces it.
-#[inline]
-fn backend() -> clmul_core::Backend {
-    if cfg!(polyval_backend = "soft") {
-        clmul_core::Backend::Portable
-    } else {
-        clmul_core::Backend::detect()
-    }
-}
-
 impl Polyval {
     /// Initialize POLYVAL with the given `H` field element.
     #[must_use]
     #[inline]
     pub fn new(h: &Key) -> Self {
-        // The detected backend directly (one detection, no `Option` of the 1 KiB state to move);
-        // the portable one when the build forces it (always available).
-        let inner = if cfg!(polyval_backend = "soft") {
-            clmul_core::Polyval::with_backend(&h.0, backend())
-                .unwrap_or_else(|| clmul_core::Polyval::new(&h.0))
-        } else {
-            clmul_core::Polyval::new(&h.0)
-        };
-        Self { inner }
+        // The detected backend (the portable one when the build forces it), the state built
+        // straight into place.
+        Self {
+            inner: clmul_core::Polyval::new(&h.0),
+        }
     }
 }
 

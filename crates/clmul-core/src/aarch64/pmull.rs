@@ -6,7 +6,7 @@
 
 use core::arch::aarch64::*;
 
-use crate::powers::{Key, SMALL, Small};
+use crate::powers::{Key, Small};
 
 /// Blocks per stride.
 pub(crate) const STRIDE: usize = 8;
@@ -154,17 +154,23 @@ crate::target_tier! {
     /// strides of `len` blocks. An input of more than four blocks first extends the state's
     /// powers to H^8 ([`grow`]).
     pub fn update_small<const GHASH: bool>(small: &mut Small, len: &mut u8, acc: &mut u128, blocks: &[[u8; 16]]) {
-        if blocks.len() > 4 && *len < SMALL as u8 {
+        if blocks.len() > 4 && *len < STRIDE as u8 {
             grow(small, len);
         }
         let y = load_u128(acc);
-        let y = if *len >= SMALL as u8 {
-            strides::<GHASH, SMALL>(small, y, blocks)
+        let y = if *len >= STRIDE as u8 {
+            strides::<GHASH, STRIDE>(small, y, blocks)
         } else {
             assert!(*len >= 4);
             strides::<GHASH, 4>(small, y, blocks)
         };
         *acc = to_u128(y);
+    }
+
+    /// A state's table at key setup: H^1..H^4 ([`powers4`]).
+    #[inline]
+    pub fn keyed(h: u128) -> Small {
+        Small::new(&powers4(h))
     }
 
     /// [H, H^2, H^3, H^4]: H^2, then H^3 and H^4 side by side.
@@ -184,10 +190,10 @@ crate::target_tier! {
             }
         }
         let h4 = small.get(4);
-        for k in 5..=SMALL {
+        for k in 5..=STRIDE {
             small.set(k, dot_u128(small.get(k - 4), h4));
         }
-        *len = SMALL as u8;
+        *len = STRIDE as u8;
     }
 
     /// Fills all of `key` from its H^1.

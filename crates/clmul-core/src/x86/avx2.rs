@@ -8,7 +8,7 @@
 use core::arch::x86_64::*;
 
 use super::pclmul;
-use crate::powers::{Key, POWERS, SMALL, Small};
+use crate::powers::{Key, POWERS, Small};
 
 /// Blocks per stride.
 pub(crate) const STRIDE: usize = 16;
@@ -132,25 +132,45 @@ crate::target_tier! {
     /// H^8..H^5 are computed (two multiplies) and kept too, with whole-register stores.
     #[inline]
     fn regs8(small: &mut Small, len: &mut u8) -> [__m256i; 4] {
-        let all = small.all_mut();
-        let p = all.as_mut_ptr();
-        // SAFETY: `all` is 8 `u128`s; entries 4..8 (H^4..H^1) are 64 readable bytes.
-        let lo = unsafe { [_mm256_loadu_si256(p.add(4).cast()), _mm256_loadu_si256(p.add(6).cast())] };
-        let hi = if *len >= SMALL as u8 {
-            // SAFETY: entries 0..4 (H^8..H^5), 64 readable bytes.
-            unsafe { [_mm256_loadu_si256(p.cast()), _mm256_loadu_si256(p.add(2).cast())] }
+        let p = small.all_mut().as_mut_ptr();
+        // SAFETY: `all` is 16 `u128`s; entries 12..16 (H^4..H^1) are 64 readable bytes.
+        let lo = unsafe { [_mm256_loadu_si256(p.add(12).cast()), _mm256_loadu_si256(p.add(14).cast())] };
+        let hi = if *len >= 8 {
+            // SAFETY: entries 8..12 (H^8..H^5), 64 readable bytes.
+            unsafe { [_mm256_loadu_si256(p.add(8).cast()), _mm256_loadu_si256(p.add(10).cast())] }
         } else {
             assert!(*len >= 4);
             let [h0, h1, _, _] = doubled::<2, 4>(&lo);
-            // SAFETY: entries 0..4, 64 writable bytes.
+            // SAFETY: entries 8..12, 64 writable bytes.
             unsafe {
-                _mm256_storeu_si256(p.cast(), h0);
-                _mm256_storeu_si256(p.add(2).cast(), h1);
+                _mm256_storeu_si256(p.add(8).cast(), h0);
+                _mm256_storeu_si256(p.add(10).cast(), h1);
             }
-            *len = SMALL as u8;
+            *len = 8;
             [h0, h1]
         };
         [hi[0], hi[1], lo[0], lo[1]]
+    }
+
+    /// H^16..H^1 in eight registers from a state's kept powers, computing and keeping
+    /// H^16..H^9 (four multiplies, whole-register stores) if they are not kept yet.
+    #[inline]
+    fn regs16(small: &mut Small, len: &mut u8) -> [__m256i; 8] {
+        let r8 = regs8(small, len);
+        let p = small.all_mut().as_mut_ptr();
+        if *len >= 16 {
+            // SAFETY: entries 0..8 (H^16..H^9), 128 readable bytes.
+            let hi = unsafe { [0, 2, 4, 6].map(|i| _mm256_loadu_si256(p.add(i).cast())) };
+            [hi[0], hi[1], hi[2], hi[3], r8[0], r8[1], r8[2], r8[3]]
+        } else {
+            let r16 = doubled::<4, 8>(&r8);
+            for (i, v) in r16.iter().take(4).enumerate() {
+                // SAFETY: entries `2i..2i + 2` of the 16, 32 writable bytes.
+                unsafe { _mm256_storeu_si256(p.add(2 * i).cast(), *v) };
+            }
+            *len = 16;
+            r16
+        }
     }
 
     /// Hashes `blocks` (1 to 2G), `y` added to the first block, against the powers in
@@ -190,22 +210,27 @@ crate::target_tier! {
         y
     }
 
-    /// Absorbs `blocks` into `acc` with a keyed state's powers H^1..H^len (`len` 4 or 8):
-    /// up to four blocks with 128-bit multiplies (shorter latency); up to 31 blocks in strides
-    /// of 8 (computing and keeping H^8..H^5 if missing); longer inputs compute H^9..H^16 in
-    /// registers (four 256-bit multiplies) for strides of 16.
+    /// Absorbs `blocks` into `acc` with a keyed state's powers H^1..H^len (`len` 4, 8 or
+    /// 16): up to four blocks with 128-bit multiplies (shorter latency); up to 31 blocks in
+    /// strides of 8 (computing and keeping H^8..H^5 if missing); longer inputs in strides of 16
+    /// (computing and keeping H^16..H^9 if missing).
     pub fn update_small<const GHASH: bool>(small: &mut Small, len: &mut u8, acc: &mut u128, blocks: &[[u8; 16]]) {
         if blocks.len() <= 4 {
             return pclmul::update_small::<GHASH>(small, len, acc, blocks);
         }
         let mut y = pclmul::load_u128(acc);
-        let r8 = regs8(small, len);
         y = if blocks.len() < 32 {
-            strides_regs::<GHASH, 4, 8>(y, blocks, &r8)
+            strides_regs::<GHASH, 4, 8>(y, blocks, &regs8(small, len))
         } else {
-            strides_regs::<GHASH, 8, 16>(y, blocks, &doubled::<4, 8>(&r8))
+            strides_regs::<GHASH, 8, 16>(y, blocks, &regs16(small, len))
         };
         pclmul::store_u128(acc, y);
+    }
+
+    /// A state's table at key setup: H^1..H^4 ([`powers4`]).
+    #[inline]
+    pub fn keyed(h: u128) -> Small {
+        Small::new(&powers4(h))
     }
 
     /// [H, H^2, H^3, H^4]: H^2, then H^4 and H^3 together, as the pair (H^2, H) times H^2 in
@@ -224,7 +249,8 @@ crate::target_tier! {
         out
     }
 
-    /// Extends the kept powers to H^1..H^8 (H^8..H^5 in two multiplies by H^4).
+    /// Extends the kept powers to H^1..H^16 (H^8..H^5 in two multiplies by H^4, H^16..H^9
+    /// in four by H^8).
     pub fn grow(small: &mut Small, len: &mut u8) {
         if *len < 4 {
             for (k, &v) in powers4(small.get(1)).iter().enumerate().skip(1) {
@@ -232,14 +258,14 @@ crate::target_tier! {
             }
             *len = 4;
         }
-        regs8(small, len);
+        regs16(small, len);
     }
 
     /// Fills all of `key` from its H^1: H^2..H^4, then H^5..H^32 in doubling rounds of whole
     /// registers (two, four and eight 256-bit multiplies).
     pub fn fill_key(key: &mut Key) {
         let mut small = Small::new(&powers4(key.get(1)));
-        let r32 = doubled::<8, 16>(&doubled::<4, 8>(&regs8(&mut small, &mut 4)));
+        let r32 = doubled::<8, 16>(&regs16(&mut small, &mut 4));
         let rx = middles(&r32);
         let (pow, _) = key.pow.as_chunks_mut::<2>();
         let (powx, _) = key.powx.as_chunks_mut::<2>();

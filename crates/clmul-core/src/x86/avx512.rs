@@ -14,10 +14,21 @@
 //! - Only the first register of a stride depends on the previous stride's result, so the
 //!   out-of-order core starts the next stride's 31 other products while the reduction runs.
 //! - A short input or the tail of a long one runs the same code on its `n < 32` blocks against
-//!   H^n..H^1 (a contiguous slice of the key table, see [`crate::state::Key`]); a final partial
-//!   register is read with masked loads, whose masked-off lanes are zero and cannot fault. No
+//!   H^n..H^1, groups of four aligned to the end of the powers; a final partial register of
+//!   data is read with masked loads, whose masked-off lanes are zero and cannot fault. No
 //!   scalar path, one reduction.
 //! - GHASH's byte reflection is a `vpshufb` on each register after its load.
+//!
+//! Two sets of entry points share that code:
+//!
+//! - [`update_small`] serves a keyed POLYVAL/GHASH state, which keeps H^1..H^16 at most (see
+//!   the `powers` module): up to four blocks go to the 128-bit code (shorter latency), up to 31
+//!   to strides of 8, up to 255 to strides of 16, longer inputs to strides of 32 with
+//!   H^17..H^32 computed in registers for the call. The powers a state does not keep yet are
+//!   computed in doubling rounds of whole registers (`doubled`: every new register of four
+//!   powers is one multiply by the highest power so far) and kept with whole-register stores.
+//! - [`update`] and [`run`] serve the fused AES-GCM kernels, with every power in a
+//!   [`crate::powers::Key`] filled once per AES key ([`fill_key`]).
 //!
 //! The layout follows the approach of Gueron and Kounavis's aggregated reduction, and of the
 //! VPCLMULQDQ GHASH in Linux `arch/x86/crypto/aes-gcm-avx10-x86_64.S` (Eric Biggers), written
@@ -26,7 +37,7 @@
 use core::arch::x86_64::*;
 
 use super::pclmul;
-use crate::powers::{Key, POWERS, SMALL, Small};
+use crate::powers::{Key, POWERS, Small};
 
 /// Blocks per stride.
 pub(crate) const STRIDE: usize = 32;
@@ -211,21 +222,42 @@ crate::target_tier! {
     /// H^8..H^5 are computed (one multiply) and kept too, with one whole-register store.
     #[inline]
     fn regs8(small: &mut Small, len: &mut u8) -> [__m512i; 2] {
-        let all = small.all_mut();
-        // SAFETY: `all` is 8 `u128`s; entries 4..8 (H^4..H^1) are 64 readable bytes.
-        let lo = unsafe { _mm512_loadu_si512(all.as_ptr().add(4).cast()) };
-        let hi = if *len >= SMALL as u8 {
-            // SAFETY: entries 0..4 (H^8..H^5), 64 readable bytes.
-            unsafe { _mm512_loadu_si512(all.as_ptr().cast()) }
+        let p = small.all_mut().as_mut_ptr();
+        // SAFETY: `all` is 16 `u128`s; entries 12..16 (H^4..H^1) are 64 readable bytes.
+        let lo = unsafe { _mm512_loadu_si512(p.add(12).cast()) };
+        let hi = if *len >= 8 {
+            // SAFETY: entries 8..12 (H^8..H^5), 64 readable bytes.
+            unsafe { _mm512_loadu_si512(p.add(8).cast()) }
         } else {
             assert!(*len >= 4);
             let [hi, _] = doubled::<1, 2>(&[lo]);
-            // SAFETY: entries 0..4, 64 writable bytes.
-            unsafe { _mm512_storeu_si512(all.as_mut_ptr().cast(), hi) };
-            *len = SMALL as u8;
+            // SAFETY: entries 8..12, 64 writable bytes.
+            unsafe { _mm512_storeu_si512(p.add(8).cast(), hi) };
+            *len = 8;
             hi
         };
         [hi, lo]
+    }
+
+    /// H^16..H^1 in four registers from a state's kept powers, computing and keeping
+    /// H^16..H^9 (two multiplies, whole-register stores) if they are not kept yet.
+    #[inline]
+    fn regs16(small: &mut Small, len: &mut u8) -> [__m512i; 4] {
+        let r8 = regs8(small, len);
+        let p = small.all_mut().as_mut_ptr();
+        if *len >= 16 {
+            // SAFETY: entries 0..8 (H^16..H^9), 128 readable bytes.
+            unsafe { [_mm512_loadu_si512(p.cast()), _mm512_loadu_si512(p.add(4).cast()), r8[0], r8[1]] }
+        } else {
+            let r16 = doubled::<2, 4>(&r8);
+            // SAFETY: entries 0..8, 128 writable bytes.
+            unsafe {
+                _mm512_storeu_si512(p.cast(), r16[0]);
+                _mm512_storeu_si512(p.add(4).cast(), r16[1]);
+            }
+            *len = 16;
+            r16
+        }
     }
 
     /// Hashes `blocks` (1 to 4G), `y` added to the first block, against the powers in
@@ -247,11 +279,13 @@ crate::target_tier! {
         } else {
             (load_partial::<GHASH>(&blocks[..m]), &blocks[m..])
         };
-        mul_acc(&mut acc, _mm512_xor_si512(x0, y), pw[first], px[first]);
+        // The first group, which needs the running hash, is multiplied last, so that the
+        // other products are summed while the previous stride's reduction completes.
         let (rest, _) = rest.as_chunks::<4>();
         for (g, b) in rest.iter().enumerate() {
             mul_acc(&mut acc, load4::<GHASH>(b.as_ptr()), pw[first + 1 + g], px[first + 1 + g]);
         }
+        mul_acc(&mut acc, _mm512_xor_si512(x0, y), pw[first], px[first]);
         hsum(reduce512(acc[0], acc[1], acc[2]))
     }
 
@@ -270,22 +304,21 @@ crate::target_tier! {
         y
     }
 
-    /// Absorbs `blocks` into `acc` with a keyed state's powers H^1..H^len (`len` 4 or 8):
-    /// up to four blocks with 128-bit multiplies (shorter latency); up to 31 blocks in strides
-    /// of 8 (computing and keeping H^8..H^5 if missing); longer inputs compute H^9..H^16 in
-    /// registers (two multiplies) and run strides of 16, and from [`WIDE_FROM`] blocks on
-    /// also H^17..H^32 (four more) for strides of 32.
+    /// Absorbs `blocks` into `acc` with a keyed state's powers H^1..H^len (`len` 4, 8 or
+    /// 16): up to four blocks with 128-bit multiplies (shorter latency); up to 31 blocks in
+    /// strides of 8 (computing and keeping H^8..H^5 if missing); longer inputs in strides of 16
+    /// (computing and keeping H^16..H^9 if missing), and from `WIDE_FROM` (256) blocks on in strides
+    /// of 32, with H^17..H^32 computed in registers for the call (four multiplies).
     pub fn update_small<const GHASH: bool>(small: &mut Small, len: &mut u8, acc: &mut u128, blocks: &[[u8; 16]]) {
         let n = blocks.len();
         if n <= 4 {
             return pclmul::update_small::<GHASH>(small, len, acc, blocks);
         }
         let mut y = pclmul::load_u128(acc);
-        let r8 = regs8(small, len);
         y = if n < 32 {
-            strides_regs::<GHASH, 2, 8>(y, blocks, &r8)
+            strides_regs::<GHASH, 2, 8>(y, blocks, &regs8(small, len))
         } else {
-            let r16 = doubled::<2, 4>(&r8);
+            let r16 = regs16(small, len);
             if n < WIDE_FROM {
                 strides_regs::<GHASH, 4, 16>(y, blocks, &r16)
             } else {
@@ -295,7 +328,8 @@ crate::target_tier! {
         pclmul::store_u128(acc, y);
     }
 
-    /// Extends the kept powers to H^1..H^8 (H^8..H^5 in one multiply of H^4..H^1 by H^4).
+    /// Extends the kept powers to H^1..H^16 (H^8..H^5 in one multiply of H^4..H^1 by H^4,
+    /// H^16..H^9 in two by H^8).
     pub fn grow(small: &mut Small, len: &mut u8) {
         if *len < 4 {
             let p = super::avx2::powers4(small.get(1));
@@ -304,15 +338,14 @@ crate::target_tier! {
             }
             *len = 4;
         }
-        regs8(small, len);
+        regs16(small, len);
     }
 
     /// Fills all of `key` from its H^1: H^2..H^4, then H^5..H^32 in three doubling rounds of
     /// whole registers (one, two and four 512-bit multiplies).
     pub fn fill_key(key: &mut Key) {
         let mut small = Small::new(&super::avx2::powers4(key.get(1)));
-        let r8 = regs8(&mut small, &mut 4);
-        let r32 = doubled::<4, 8>(&doubled::<2, 4>(&r8));
+        let r32 = doubled::<4, 8>(&regs16(&mut small, &mut 4));
         let rx = middles(&r32);
         let (pow, _) = key.pow.as_chunks_mut::<4>();
         let (powx, _) = key.powx.as_chunks_mut::<4>();

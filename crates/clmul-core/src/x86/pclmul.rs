@@ -15,7 +15,7 @@ use core::arch::x86::*;
 #[cfg(target_arch = "x86_64")]
 use core::arch::x86_64::*;
 
-use crate::powers::{Key, SMALL, Small};
+use crate::powers::{Key, Small};
 
 /// Blocks per stride.
 pub(crate) const STRIDE: usize = 8;
@@ -168,12 +168,12 @@ crate::target_tier! {
     /// strides of `len` blocks. An input of more than four blocks first extends the state's
     /// powers to H^8 ([`grow`]).
     pub fn update_small<const GHASH: bool>(small: &mut Small, len: &mut u8, acc: &mut u128, blocks: &[[u8; 16]]) {
-        if blocks.len() > 4 && *len < SMALL as u8 {
+        if blocks.len() > 4 && *len < STRIDE as u8 {
             grow(small, len);
         }
         let y = load_u128(acc);
-        let y = if *len >= SMALL as u8 {
-            strides::<GHASH, SMALL>(small, y, blocks)
+        let y = if *len >= STRIDE as u8 {
+            strides::<GHASH, STRIDE>(small, y, blocks)
         } else {
             assert!(*len >= 4);
             strides::<GHASH, 4>(small, y, blocks)
@@ -187,6 +187,12 @@ crate::target_tier! {
         let mut p = 0u128;
         store_u128(&mut p, dot(load_u128(&a), load_u128(&b)));
         p
+    }
+
+    /// A state's table at key setup: H^1..H^4 ([`powers4`]).
+    #[inline]
+    pub fn keyed(h: u128) -> Small {
+        Small::new(&powers4(h))
     }
 
     /// [H, H^2, H^3, H^4]: H^2, then H^3 and H^4 side by side.
@@ -206,12 +212,12 @@ crate::target_tier! {
             }
         }
         let h4 = load_u128(&small.get(4));
-        for k in 5..=SMALL {
+        for k in 5..=STRIDE {
             let mut p = 0u128;
             store_u128(&mut p, dot(load_u128(&small.get(k - 4)), h4));
             small.set(k, p);
         }
-        *len = SMALL as u8;
+        *len = STRIDE as u8;
     }
 
     /// Fills all of `key` from its H^1.
