@@ -460,7 +460,8 @@ const ARG_REGS: [usize; 6] = [5, 4, 3, 2, 8, 9];
 
 /// The arguments that differ from the default, by function (suffix of the normalized name).
 /// Wrong here means either a finding (a public value counted as data) or a blind spot (data
-/// counted as public), so each entry says what the argument is.
+/// counted as public), so each entry says what the argument is; a function that returns a
+/// large value takes the address for it first, which moves its arguments up by one.
 pub const ARGS: &[(&str, Args)] = &[
     // `(small, len: &mut u8, ...)`: `len` is how many powers of H are computed.
     (
@@ -481,6 +482,22 @@ pub const ARGS: &[(&str, Args)] = &[
         "::grow",
         Args {
             public_ptr: &[1],
+            secret: &[],
+        },
+    ),
+    // `regs8`/`regs16(small, len: &mut u8) -> [register; N]`: the same count, one argument
+    // later (the returned array's address comes first, in `rdi`).
+    (
+        "::regs8",
+        Args {
+            public_ptr: &[2],
+            secret: &[],
+        },
+    ),
+    (
+        "::regs16",
+        Args {
+            public_ptr: &[2],
             secret: &[],
         },
     ),
