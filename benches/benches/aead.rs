@@ -6,6 +6,9 @@
 //!   AAD, at every size in `SIZES`. The key is set up outside the timing.
 //! - `<aead>/encrypt+aad13`: 16 KiB with 13 bytes of AAD (a TLS 1.2 record's header).
 //! - `<aead>/roundtrip`: 16 KiB encrypted, then decrypted and verified, per iteration.
+//! - `gen010-<aead>/encrypt`, `gen010-<aead>/decrypt`: the aead 0.5 generation, our `aes-gcm`
+//!   0.10 (`aead-0.5/`) against RustCrypto's 0.10.3, at every size in `SIZES`, through
+//!   `AeadInPlace`'s detached calls.
 //!
 //! Impls: `ours` (only with `--features ours-aead`, while our crate is being written),
 //! `rustcrypto`, `ring`, `aws-lc-rs`. Every impl runs through the same generic code, so each
@@ -64,6 +67,28 @@ impl<A: aead::AeadInOut<TagSize = aead::consts::U16>> Gcm for RustCryptoApi<A> {
         let nonce = aead::Nonce::<A>::try_from(&NONCE[..]).expect("12-byte nonce");
         self.0
             .decrypt_inout_detached(&nonce, aad, buf.into(), tag.into())
+            .is_ok()
+    }
+}
+
+/// The aead 0.5 API (RustCrypto's `aes-gcm` 0.10.3 and our 0.10).
+struct AeadInPlace05<A>(A);
+
+impl<A: aes_gcm_010::AeadInPlace<TagSize = aes_gcm_010::aead::consts::U16>> Gcm
+    for AeadInPlace05<A>
+{
+    #[inline]
+    fn seal(&self, aad: &[u8], buf: &mut [u8]) -> [u8; 16] {
+        let nonce = aes_gcm_010::aead::Nonce::<A>::from_slice(&NONCE);
+        let tag = self.0.encrypt_in_place_detached(nonce, aad, buf);
+        tag.expect("length within GCM's limits").into()
+    }
+
+    #[inline]
+    fn open(&self, aad: &[u8], buf: &mut [u8], tag: &[u8; 16]) -> bool {
+        let nonce = aes_gcm_010::aead::Nonce::<A>::from_slice(&NONCE);
+        self.0
+            .decrypt_in_place_detached(nonce, aad, buf, tag.into())
             .is_ok()
     }
 }
@@ -261,6 +286,49 @@ fn aes256gcm(c: &mut Criterion) {
     aes_gcm(c, "aes256gcm", &KEY);
 }
 
+/// Our `aes-gcm` 0.10 and RustCrypto's 0.10.3, keyed with `key`, in turn.
+macro_rules! for_each_010 {
+    ($key:expr, |$name:ident, $gcm:ident| $body:expr) => {{
+        use aes_gcm_010::KeyInit as _;
+        let key: &[u8] = $key;
+        macro_rules! both {
+            ($ours:ty, $theirs:ty) => {{
+                let $name = "ours";
+                let $gcm = &AeadInPlace05(<$ours>::new_from_slice(key).expect("key"));
+                $body;
+                let $name = "rustcrypto";
+                let $gcm = &AeadInPlace05(<$theirs>::new_from_slice(key).expect("key"));
+                $body;
+            }};
+        }
+        if key.len() == 16 {
+            both!(aes_gcm_010::Aes128Gcm, upstream_aes_gcm_010::Aes128Gcm);
+        } else {
+            both!(aes_gcm_010::Aes256Gcm, upstream_aes_gcm_010::Aes256Gcm);
+        }
+    }};
+}
+
+/// The aead 0.5 generation: encryption and decryption at every size.
+fn gen010(c: &mut Criterion) {
+    for (label, key) in [
+        ("gen010-aes128gcm", &KEY[..16]),
+        ("gen010-aes256gcm", &KEY[..]),
+    ] {
+        let mut g = c.benchmark_group(format!("{label}/encrypt"));
+        for len in SIZES {
+            for_each_010!(key, |name, gcm| encrypt_case(&mut g, name, gcm, &[], len));
+        }
+        g.finish();
+
+        let mut g = c.benchmark_group(format!("{label}/decrypt"));
+        for len in SIZES {
+            for_each_010!(key, |name, gcm| decrypt_case(&mut g, name, gcm, len));
+        }
+        g.finish();
+    }
+}
+
 criterion_group! {
     name = aead_benches;
     // Modest defaults for a shared, noisy machine; the command line overrides them.
@@ -268,7 +336,7 @@ criterion_group! {
         .warm_up_time(Duration::from_secs(1))
         .measurement_time(Duration::from_secs(2))
         .sample_size(50);
-    targets = aes128gcm, aes256gcm
+    targets = aes128gcm, aes256gcm, gen010
 }
 
 fn main() {

@@ -16,6 +16,8 @@
 //!   streaming callers.
 //! - `<hash>/backend`: the kept pattern on `clmul_core` directly, per backend (`ours-<backend>`):
 //!   what each kernel does without the crate API around it.
+//! - `gen010-<hash>/<pattern>`: the same patterns for the universal-hash 0.5 generation, our
+//!   `polyval` 0.6 / `ghash` 0.5 (`aead-0.5/`) against RustCrypto's 0.6.2 / 0.5.1.
 //!
 //! Impls: `ours` (our crate, detected backend), `rustcrypto` (the published crate), and in the
 //! backend groups `ours-portable`, `ours-pclmul`, `ours-avx2`, `ours-avx512`, `ours-pmull` (a
@@ -33,9 +35,7 @@ use std::time::Duration;
 use clmul_core::Backend;
 use criterion::measurement::WallTime;
 use criterion::{BenchmarkGroup, BenchmarkId, Criterion, Throughput, criterion_group};
-use polyval::universal_hash::array::Array;
-use polyval::universal_hash::consts::U16;
-use polyval::universal_hash::{KeyInit, Reset, UniversalHash};
+use polyval_06::universal_hash::KeyInit as _;
 
 /// Message lengths, in bytes.
 const SIZES: [usize; 6] = [16, 64, 256, 1024, 4096, 16384];
@@ -46,8 +46,6 @@ const KEY: [u8; 16] = *b"\x25\x62\x93\x47\x58\x92\x42\x76\x1d\x31\xf8\x26\xba\x4
 
 /// Whether this build forces the portable backend (`--cfg polyval_backend="soft"`).
 const FORCED_SOFT: bool = cfg!(polyval_backend = "soft");
-
-type Block = Array<u8, U16>;
 
 /// The explicit `clmul_core` backends to measure: every one this CPU has (only the portable one
 /// in a forced-soft build). Prints the ones skipped and why, once.
@@ -85,65 +83,87 @@ fn case<S>(
     });
 }
 
-/// `new` + `update_padded` + `finalize`.
-fn new_message<U: UniversalHash<BlockSize = U16> + KeyInit<KeySize = U16>>(
-    key: &mut [u8; 16],
-    data: &[u8],
-) -> [u8; 16] {
-    let mut s = U::new(&(*black_box(&*key)).into());
-    s.update_padded(data);
-    s.finalize().into()
-}
+/// The message patterns over one generation's `universal-hash` traits (`$uh`): the same code
+/// for both generations.
+macro_rules! patterns {
+    ($m:ident, $uh:path) => {
+        mod $m {
+            use super::{PIECES, black_box};
+            use $uh::{KeyInit, Reset, UniversalHash, consts::U16};
 
-/// `clone` of the keyed state + `update_padded` + `finalize`.
-fn clone_message<U: UniversalHash<BlockSize = U16> + Clone>(
-    keyed: &mut U,
-    data: &[u8],
-) -> [u8; 16] {
-    let mut s = black_box(&*keyed).clone();
-    s.update_padded(data);
-    s.finalize().into()
-}
+            /// `new` + `update_padded` + `finalize`.
+            pub fn new_message<U: UniversalHash<BlockSize = U16> + KeyInit<KeySize = U16>>(
+                key: &mut [u8; 16],
+                data: &[u8],
+            ) -> [u8; 16] {
+                let mut s = U::new(&(*black_box(&*key)).into());
+                s.update_padded(data);
+                s.finalize().into()
+            }
 
-/// `update_padded` + `finalize_reset` on a kept state.
-fn kept_message<U: UniversalHash<BlockSize = U16> + Reset + Clone>(
-    s: &mut U,
-    data: &[u8],
-) -> [u8; 16] {
-    s.update_padded(data);
-    s.finalize_reset().into()
-}
+            /// `clone` of the keyed state + `update_padded` + `finalize`.
+            pub fn clone_message<U: UniversalHash<BlockSize = U16> + Clone>(
+                keyed: &mut U,
+                data: &[u8],
+            ) -> [u8; 16] {
+                let mut s = black_box(&*keyed).clone();
+                s.update_padded(data);
+                s.finalize().into()
+            }
 
-/// `update` in uneven pieces of whole blocks, into `s`.
-fn absorb_pieces<U: UniversalHash<BlockSize = U16>>(s: &mut U, data: &[u8]) {
-    let (blocks, _) = data.as_chunks::<16>();
-    let blocks = Block::cast_slice_from_core(blocks);
-    let mut rest = blocks;
-    for &n in PIECES.iter().cycle() {
-        if rest.is_empty() {
-            break;
+            /// `update_padded` + `finalize_reset` on a kept state.
+            pub fn kept_message<U: UniversalHash<BlockSize = U16> + Reset + Clone>(
+                s: &mut U,
+                data: &[u8],
+            ) -> [u8; 16] {
+                s.update_padded(data);
+                s.finalize_reset().into()
+            }
+
+            /// `update` in uneven pieces of whole blocks, into `s`.
+            fn absorb_pieces<U: UniversalHash<BlockSize = U16>>(s: &mut U, data: &[u8]) {
+                let blocks: Vec<_> = data
+                    .chunks_exact(16)
+                    .map(|b| {
+                        let b: [u8; 16] = b.try_into().expect("16 bytes");
+                        b.into()
+                    })
+                    .collect();
+                let mut rest = &blocks[..];
+                for &n in PIECES.iter().cycle() {
+                    if rest.is_empty() {
+                        break;
+                    }
+                    let (piece, tail) = rest.split_at(n.min(rest.len()));
+                    s.update(piece);
+                    rest = tail;
+                }
+            }
+
+            /// Pieces into a kept state, then `finalize_reset`.
+            pub fn kept_pieces<U: UniversalHash<BlockSize = U16> + Reset + Clone>(
+                s: &mut U,
+                data: &[u8],
+            ) -> [u8; 16] {
+                absorb_pieces(s, data);
+                s.finalize_reset().into()
+            }
+
+            /// Pieces into a clone of the keyed state, then `finalize`.
+            pub fn clone_pieces<U: UniversalHash<BlockSize = U16> + Clone>(
+                keyed: &mut U,
+                data: &[u8],
+            ) -> [u8; 16] {
+                let mut s = black_box(&*keyed).clone();
+                absorb_pieces(&mut s, data);
+                s.finalize().into()
+            }
         }
-        let (piece, tail) = rest.split_at(n.min(rest.len()));
-        s.update(piece);
-        rest = tail;
-    }
+    };
 }
 
-/// Pieces into a kept state, then `finalize_reset`.
-fn kept_pieces<U: UniversalHash<BlockSize = U16> + Reset + Clone>(
-    s: &mut U,
-    data: &[u8],
-) -> [u8; 16] {
-    absorb_pieces(s, data);
-    s.finalize_reset().into()
-}
-
-/// Pieces into a clone of the keyed state, then `finalize`.
-fn clone_pieces<U: UniversalHash<BlockSize = U16> + Clone>(keyed: &mut U, data: &[u8]) -> [u8; 16] {
-    let mut s = black_box(&*keyed).clone();
-    absorb_pieces(&mut s, data);
-    s.finalize().into()
-}
+patterns!(uh06, polyval::universal_hash);
+patterns!(uh05, polyval_06::universal_hash);
 
 /// The kept pattern on `clmul_core` directly.
 fn core_message<const GHASH: bool>(s: &mut clmul_core::Hasher<GHASH>, data: &[u8]) -> [u8; 16] {
@@ -153,68 +173,90 @@ fn core_message<const GHASH: bool>(s: &mut clmul_core::Hasher<GHASH>, data: &[u8
     tag
 }
 
-fn polyval(c: &mut Criterion) {
+/// The pattern groups of one generation: `$prefix` names the groups, `$m` is its pattern
+/// module, then our and RustCrypto's POLYVAL and GHASH types.
+macro_rules! generation {
+    ($name:ident, $prefix:literal, $m:ident, $p:ty, $rp:ty, $g:ty, $rg:ty) => {
+        fn $name(c: &mut Criterion) {
+            let data = benches::test_data(*SIZES.iter().max().unwrap_or(&0));
+            let key = KEY.into();
+            // Sizes outermost, so the impls compared at one size are measured close together.
+            let mut g = c.benchmark_group(concat!($prefix, "polyval/new"));
+            for len in SIZES {
+                let d = &data[..len];
+                case(&mut g, "ours", d, KEY, $m::new_message::<$p>);
+                case(&mut g, "rustcrypto", d, KEY, $m::new_message::<$rp>);
+            }
+            g.finish();
+            let mut g = c.benchmark_group(concat!($prefix, "polyval/clone"));
+            for len in SIZES {
+                let d = &data[..len];
+                case(&mut g, "ours", d, <$p>::new(&key), $m::clone_message);
+                case(&mut g, "rustcrypto", d, <$rp>::new(&key), $m::clone_message);
+            }
+            g.finish();
+            let mut g = c.benchmark_group(concat!($prefix, "polyval/kept"));
+            for len in SIZES {
+                let d = &data[..len];
+                case(&mut g, "ours", d, <$p>::new(&key), $m::kept_message);
+                case(&mut g, "rustcrypto", d, <$rp>::new(&key), $m::kept_message);
+            }
+            g.finish();
+            let mut g = c.benchmark_group(concat!($prefix, "polyval/pieces"));
+            for len in SIZES {
+                let d = &data[..len];
+                case(&mut g, "ours", d, <$p>::new(&key), $m::kept_pieces);
+                case(&mut g, "rustcrypto", d, <$rp>::new(&key), $m::kept_pieces);
+            }
+            g.finish();
+            let mut g = c.benchmark_group(concat!($prefix, "ghash/new"));
+            for len in SIZES {
+                let d = &data[..len];
+                case(&mut g, "ours", d, KEY, $m::new_message::<$g>);
+                case(&mut g, "rustcrypto", d, KEY, $m::new_message::<$rg>);
+            }
+            g.finish();
+            let mut g = c.benchmark_group(concat!($prefix, "ghash/clone"));
+            for len in SIZES {
+                let d = &data[..len];
+                case(&mut g, "ours", d, <$g>::new(&key), $m::clone_message);
+                case(&mut g, "rustcrypto", d, <$rg>::new(&key), $m::clone_message);
+            }
+            g.finish();
+            let mut g = c.benchmark_group(concat!($prefix, "ghash/pieces"));
+            for len in SIZES {
+                let d = &data[..len];
+                case(&mut g, "ours", d, <$g>::new(&key), $m::clone_pieces);
+                case(&mut g, "rustcrypto", d, <$rg>::new(&key), $m::clone_pieces);
+            }
+            g.finish();
+        }
+    };
+}
+
+generation!(
+    current,
+    "",
+    uh06,
+    polyval::Polyval,
+    upstream_polyval::Polyval,
+    ghash::GHash,
+    upstream_ghash::GHash
+);
+
+generation!(
+    gen010,
+    "gen010-",
+    uh05,
+    polyval_06::Polyval,
+    upstream_polyval_06::Polyval,
+    ghash_05::GHash,
+    upstream_ghash_05::GHash
+);
+
+/// The kept pattern per `clmul_core` backend, for both hashes.
+fn backends_group(c: &mut Criterion) {
     let data = benches::test_data(*SIZES.iter().max().unwrap_or(&0));
-    let key = KEY.into();
-    // Sizes outermost, so the impls compared at one size are measured close together in time.
-    let mut g = c.benchmark_group("polyval/new");
-    for len in SIZES {
-        let d = &data[..len];
-        case(&mut g, "ours", d, KEY, new_message::<polyval::Polyval>);
-        case(
-            &mut g,
-            "rustcrypto",
-            d,
-            KEY,
-            new_message::<upstream_polyval::Polyval>,
-        );
-    }
-    g.finish();
-    let mut g = c.benchmark_group("polyval/clone");
-    for len in SIZES {
-        let d = &data[..len];
-        case(
-            &mut g,
-            "ours",
-            d,
-            polyval::Polyval::new(&key),
-            clone_message,
-        );
-        case(
-            &mut g,
-            "rustcrypto",
-            d,
-            upstream_polyval::Polyval::new(&key),
-            clone_message,
-        );
-    }
-    g.finish();
-    let mut g = c.benchmark_group("polyval/kept");
-    for len in SIZES {
-        let d = &data[..len];
-        case(&mut g, "ours", d, polyval::Polyval::new(&key), kept_message);
-        case(
-            &mut g,
-            "rustcrypto",
-            d,
-            upstream_polyval::Polyval::new(&key),
-            kept_message,
-        );
-    }
-    g.finish();
-    let mut g = c.benchmark_group("polyval/pieces");
-    for len in SIZES {
-        let d = &data[..len];
-        case(&mut g, "ours", d, polyval::Polyval::new(&key), kept_pieces);
-        case(
-            &mut g,
-            "rustcrypto",
-            d,
-            upstream_polyval::Polyval::new(&key),
-            kept_pieces,
-        );
-    }
-    g.finish();
     let mut g = c.benchmark_group("polyval/backend");
     for len in SIZES {
         let d = &data[..len];
@@ -222,50 +264,6 @@ fn polyval(c: &mut Criterion) {
             let s = clmul_core::Polyval::with_backend(&KEY, b).expect("available");
             case(&mut g, &format!("ours-{b}"), d, s, core_message);
         }
-    }
-    g.finish();
-}
-
-fn ghash(c: &mut Criterion) {
-    let data = benches::test_data(*SIZES.iter().max().unwrap_or(&0));
-    let key = KEY.into();
-    let mut g = c.benchmark_group("ghash/new");
-    for len in SIZES {
-        let d = &data[..len];
-        case(&mut g, "ours", d, KEY, new_message::<ghash::GHash>);
-        case(
-            &mut g,
-            "rustcrypto",
-            d,
-            KEY,
-            new_message::<upstream_ghash::GHash>,
-        );
-    }
-    g.finish();
-    let mut g = c.benchmark_group("ghash/clone");
-    for len in SIZES {
-        let d = &data[..len];
-        case(&mut g, "ours", d, ghash::GHash::new(&key), clone_message);
-        case(
-            &mut g,
-            "rustcrypto",
-            d,
-            upstream_ghash::GHash::new(&key),
-            clone_message,
-        );
-    }
-    g.finish();
-    let mut g = c.benchmark_group("ghash/pieces");
-    for len in SIZES {
-        let d = &data[..len];
-        case(&mut g, "ours", d, ghash::GHash::new(&key), clone_pieces);
-        case(
-            &mut g,
-            "rustcrypto",
-            d,
-            upstream_ghash::GHash::new(&key),
-            clone_pieces,
-        );
     }
     g.finish();
     let mut g = c.benchmark_group("ghash/backend");
@@ -287,7 +285,7 @@ criterion_group! {
         .warm_up_time(Duration::from_millis(500))
         .measurement_time(Duration::from_secs(1))
         .sample_size(30);
-    targets = polyval, ghash
+    targets = current, backends_group, gen010
 }
 
 fn main() {

@@ -1,5 +1,6 @@
-//! `cargo xtask cross-test`: the workspace tests on big- and little-endian targets under QEMU,
-//! the x86 dispatch ladder, and Miri.
+//! `cargo xtask cross-test`: the tests of both workspaces (the main one and `aead-0.5/`, the
+//! aead 0.5 generation) on big- and little-endian targets under QEMU, the x86 dispatch ladder,
+//! and Miri.
 
 use std::collections::BTreeSet;
 use std::ffi::OsString;
@@ -13,8 +14,10 @@ use crate::proc::{self, Outcome};
 pub const HELP: &str = "\
 cargo xtask cross-test [OPTIONS]
 
-Runs the workspace tests where the host cannot, then prints a table of
-target x mode x result x seconds and exits non-zero if any row failed:
+Runs the tests of both workspaces (the main one, and aead-0.5/: polyval 0.6,
+ghash 0.5, aes-gcm 0.10; rows marked `aead-0.5`) where the host cannot, then
+prints a table of target x mode x result x seconds and exits non-zero if any
+row failed:
 
   qemu     the cross targets under QEMU user-mode: big-endian s390x, powerpc64,
            powerpc; little-endian aarch64 (`qemu-aarch64 -cpu max`: PMULL and
@@ -177,8 +180,12 @@ const MIRI_BIG_ENDIAN: &str = "s390x-unknown-linux-gnu";
 const MIRI_X86_FEATURES: &str = "-C target-feature=+pclmulqdq,+sse2,+ssse3,+avx,+avx2,\
                                  +vpclmulqdq,+avx512f,+avx512bw,+avx512vl,+aes,+vaes";
 
-/// The `cfg` that forces the portable backend in every crate of the workspace.
-const SOFT_CFG: &str = r#"--cfg polyval_backend="soft""#;
+/// The `cfg`s that force the portable backend in every crate of both workspaces.
+const SOFT_CFG: &str = crate::test::SOFT_RUSTFLAGS;
+
+/// The second workspace (the aead 0.5 generation), relative to the root; its
+/// `.cargo/config.toml` shares the root's target directory.
+const OLD_WORKSPACE: &str = "aead-0.5";
 
 #[derive(Debug, Default)]
 pub struct Options {
@@ -279,11 +286,15 @@ enum Job {
     Cross {
         target: &'static Target,
         soft: bool,
+        /// The `aead-0.5/` workspace instead of the main one.
+        old: bool,
     },
     /// `None` is the native run, which also builds the binaries the QEMU runs reuse (changing
     /// the runner does not rebuild). A failed build still lets the ladder run what did build.
     Ladder {
         cpu: Option<&'static str>,
+        /// The `aead-0.5/` workspace instead of the main one.
+        old: bool,
     },
     Miri {
         target: Option<&'static str>,
@@ -301,15 +312,23 @@ impl Job {
         }
     }
 
-    fn mode(&self) -> String {
+    /// Whether the job runs the `aead-0.5/` workspace.
+    fn old(&self) -> bool {
         match self {
-            Job::Cross { target, soft } => match (soft, target.qemu_cpu) {
+            Job::Cross { old, .. } | Job::Ladder { old, .. } => *old,
+            Job::Miri { .. } => false,
+        }
+    }
+
+    fn mode(&self) -> String {
+        let mode = match self {
+            Job::Cross { target, soft, .. } => match (soft, target.qemu_cpu) {
                 (true, _) => "qemu soft".to_string(),
                 (false, Some(cpu)) => format!("qemu -cpu {cpu}"),
                 (false, None) => "qemu".to_string(),
             },
-            Job::Ladder { cpu: None } => "native".to_string(),
-            Job::Ladder { cpu: Some(cpu) } => format!("ladder {cpu}"),
+            Job::Ladder { cpu: None, .. } => "native".to_string(),
+            Job::Ladder { cpu: Some(cpu), .. } => format!("ladder {cpu}"),
             Job::Miri {
                 packages, features, ..
             } => {
@@ -322,6 +341,11 @@ impl Job {
                 }
                 mode
             }
+        };
+        if self.old() {
+            format!("{mode} {OLD_WORKSPACE}")
+        } else {
+            mode
         }
     }
 }
@@ -330,18 +354,30 @@ fn plan(opts: &Options) -> Vec<Job> {
     let mut jobs = Vec::new();
     if opts.cross {
         for &target in &opts.targets {
-            jobs.push(Job::Cross {
-                target,
-                soft: false,
-            });
-            if target.soft_run {
-                jobs.push(Job::Cross { target, soft: true });
+            for old in [false, true] {
+                jobs.push(Job::Cross {
+                    target,
+                    soft: false,
+                    old,
+                });
+                if target.soft_run {
+                    jobs.push(Job::Cross {
+                        target,
+                        soft: true,
+                        old,
+                    });
+                }
             }
         }
     }
     if opts.ladder {
-        jobs.push(Job::Ladder { cpu: None });
-        jobs.extend(LADDER.iter().map(|&cpu| Job::Ladder { cpu: Some(cpu) }));
+        for old in [false, true] {
+            jobs.push(Job::Ladder { cpu: None, old });
+            jobs.extend(LADDER.iter().map(|&cpu| Job::Ladder {
+                cpu: Some(cpu),
+                old,
+            }));
+        }
     }
     if opts.miri {
         if opts.quick {
@@ -483,7 +519,7 @@ impl Host {
                     });
                 }
             }
-            Job::Ladder { cpu } => {
+            Job::Ladder { cpu, .. } => {
                 if !cfg!(all(target_arch = "x86_64", target_os = "linux")) {
                     missing.push(Missing::Unsupported("host is not x86_64 Linux"));
                 } else if cpu.is_some() && proc::which("qemu-x86_64").is_none() {
@@ -753,7 +789,7 @@ impl Workspace {
     fn command(&self, job: &Job) -> Command {
         let mut cmd;
         match job {
-            Job::Cross { target, soft } => {
+            Job::Cross { target, soft, old } => {
                 cmd = Command::new(&self.cargo);
                 cmd.args([
                     "test",
@@ -762,8 +798,10 @@ impl Workspace {
                     "--target",
                     target.triple,
                 ]);
-                for p in EXCLUDE.iter().chain(CROSS_EXCLUDE) {
-                    cmd.args(["--exclude", p]);
+                if !old {
+                    for p in EXCLUDE.iter().chain(CROSS_EXCLUDE) {
+                        cmd.args(["--exclude", p]);
+                    }
                 }
                 let var = target_env_prefix(target.triple);
                 let gcc = format!("{}-gcc", target.gnu);
@@ -784,13 +822,15 @@ impl Workspace {
                     cmd.env("CARGO_TARGET_DIR", self.target_dir.join("cross-soft"));
                 }
             }
-            Job::Ladder { cpu } => {
+            Job::Ladder { cpu, old } => {
                 cmd = Command::new(&self.cargo);
                 // `--tests`: unit and integration tests, not doctests, which are rebuilt on
                 // every run and reach no tier the unit tests do not.
                 cmd.args(["test", "--workspace", "--no-fail-fast", "--tests"]);
-                for p in EXCLUDE {
-                    cmd.args(["--exclude", p]);
+                if !old {
+                    for p in EXCLUDE {
+                        cmd.args(["--exclude", p]);
+                    }
                 }
                 // Baseline features only: with compile-time features detection is statically
                 // true and the ladder proves nothing.
@@ -829,7 +869,13 @@ impl Workspace {
                 }
             }
         }
-        cmd.current_dir(&self.root);
+        if job.old() {
+            // Its `.cargo/config.toml` points at the root's target directory; an explicit
+            // CARGO_TARGET_DIR (the soft runs) is absolute and shared the same way.
+            cmd.current_dir(self.root.join(OLD_WORKSPACE));
+        } else {
+            cmd.current_dir(&self.root);
+        }
         cmd
     }
 }
@@ -988,8 +1034,8 @@ mod tests {
         let o = parse(&[]);
         assert_eq!(o.targets.len(), TARGETS.len());
         assert!(o.cross && o.ladder && o.miri);
-        // 7 targets + aarch64 soft, native + 5 models, 3 Miri runs.
-        assert_eq!(plan(&o).len(), 8 + 6 + 3);
+        // 7 targets + aarch64 soft, native + 5 models, each for both workspaces; 3 Miri runs.
+        assert_eq!(plan(&o).len(), 2 * (8 + 6) + 3);
     }
 
     #[test]
@@ -1002,7 +1048,9 @@ mod tests {
             .collect();
         assert!(modes.contains(&"aarch64-unknown-linux-gnu qemu soft".to_string()));
         assert!(modes.contains(&"s390x-unknown-linux-gnu miri (clmul-core)".to_string()));
-        assert_eq!(modes.len(), 3 + 6 + 1);
+        assert!(modes.contains(&"s390x-unknown-linux-gnu qemu aead-0.5".to_string()));
+        assert!(modes.contains(&"x86_64-unknown-linux-gnu ladder Haswell aead-0.5".to_string()));
+        assert_eq!(modes.len(), 2 * (3 + 6) + 1);
     }
 
     #[test]

@@ -7,8 +7,10 @@
 //! `fuzz/corpus/<target>/` (git-ignored, grows across runs) plus the committed seeds
 //! `fuzz/seeds/<target>/` (read only). A finding is reported with the check that failed and
 //! its reproducer in `fuzz/artifacts/<target>/`; copy that into `fuzz/seeds/<target>/` and
-//! `cargo test -p interop-tests --test fuzz_regressions` replays it from then on. Prints
-//! target x seconds x executions x result; exits non-zero if any target failed.
+//! `cargo test -p interop-tests --test fuzz_regressions` replays it from then on
+//! (`aead_diff_010`'s: `cargo test -p interop-tests-05 --test fuzz_regressions` in
+//! `aead-0.5/`). Prints target x seconds x executions x result; exits non-zero if any target
+//! failed.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -20,11 +22,11 @@ pub const HELP: &str = "\
 cargo xtask fuzz [--time SECONDS] [--target NAME]...
 
 Runs the cargo-fuzz targets for SECONDS each (default 60): uhf_backends, aead_diff,
-aead_tamper. Installs the nightly toolchain and cargo-fuzz when missing.
+aead_tamper, aead_diff_010. Installs the nightly toolchain and cargo-fuzz when missing.
 ";
 
 /// The targets, in the order they run.
-pub const TARGETS: &[&str] = &["uhf_backends", "aead_diff", "aead_tamper"];
+pub const TARGETS: &[&str] = &["uhf_backends", "aead_diff", "aead_tamper", "aead_diff_010"];
 
 /// How one target's run ended.
 #[derive(Debug, PartialEq)]

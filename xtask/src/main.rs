@@ -31,6 +31,7 @@ mod cross_test;
 mod ct;
 mod disasm;
 mod fuzz;
+mod patch_recipe;
 mod proc;
 mod table;
 mod test;
@@ -43,14 +44,16 @@ const HELP: &str = "\
 cargo xtask <COMMAND>
 
 Commands:
-  test            everything CI runs: workspace tests, the forced-portable build, the
-                  published crates' suites against ours, `ct --quick` and
-                  `cross-test --quick --install`
+  test            everything CI runs, for both workspaces (. and aead-0.5/): their tests,
+                  the forced-portable builds, the published crates' suites against ours,
+                  the patch recipe, `ct --quick` and `cross-test --quick --install`
   bench           criterion benchmarks against RustCrypto, ring and aws-lc-rs; rewrites the
                   README's benchmark section and docs/*.svg
   cross-test      run the tests on big- and little-endian targets under QEMU, the x86
                   dispatch ladder and Miri (see `cargo xtask cross-test --help`)
-  upstream-tests  the published polyval/ghash/aes-gcm/aes-gcm-siv test suites against ours
+  upstream-tests  the published polyval/ghash/aes-gcm/aes-gcm-siv (both generations) and
+                  cookie test suites against ours
+  patch-recipe    README's [patch.crates-io] recipe for both generations, by git and path
   ct              constant-time validation of every backend and engine: Valgrind,
                   MemorySanitizer and the release binary's disassembly (see `--help`)
   fuzz            run each cargo-fuzz target N seconds (`cargo xtask fuzz --time N`);
@@ -113,6 +116,7 @@ fn main() -> ExitCode {
         },
         Some("bench") => finish("bench", bench::run(&args[1..])),
         Some("upstream-tests") => finish("upstream-tests", upstream::run(&args[1..])),
+        Some("patch-recipe") => finish("patch-recipe", patch_recipe::run(&args[1..])),
         Some("ct") => finish("ct", ct::run(&args[1..])),
         Some("fuzz") => finish("fuzz", fuzz::run(&args[1..])),
         Some(other) => {

@@ -1,32 +1,44 @@
-//! `cargo xtask test`: everything CI runs, in one command.
+//! `cargo xtask test`: everything CI runs, in one command, for both workspaces: the main one
+//! (`polyval` 0.7, `ghash` 0.6, `aes-gcm` 0.11) and `aead-0.5/` (`polyval` 0.6, `ghash` 0.5,
+//! `aes-gcm` 0.10), which share `target/`.
 //!
-//! 0. `cargo fmt --check`, `cargo clippy -D warnings` (all targets, every crate but the
-//!    benches, whose peers take minutes to build) and `cargo doc` with warnings denied;
-//! 1. `cargo test --workspace` (every backend and engine this CPU has, against the portable
-//!    code, the oracles, published vectors and the published crates);
-//! 2. the same with `--cfg polyval_backend="soft"` (in `target/soft`);
-//! 3. `cargo xtask upstream-tests` (the published crates' own suites against ours);
+//! 0. `cargo fmt --check`, `cargo clippy -D warnings` (all targets; every crate of the main
+//!    workspace but the benches, whose peers take minutes to build; `aead-0.5/` with default
+//!    and with all features) and `cargo doc` with warnings denied, in both workspaces;
+//! 1. `cargo test --workspace` in both (every backend and engine this CPU has, against the
+//!    portable code, the oracles, published vectors and the published crates), and
+//!    `aead-0.5/`'s API and doc tests once more with all features (`stream`, `heapless`, ...);
+//! 2. the same with the portable backend forced (`--cfg polyval_backend="soft"`, and for
+//!    `aead-0.5/` upstream's `--cfg polyval_force_soft` too, in `target/soft`);
+//! 3. `cargo xtask upstream-tests` (the published crates' own suites against ours, and
+//!    cookie's) and `cargo xtask patch-recipe` (README's `[patch]` block, by git and path);
 //! 4. `cargo xtask ct --quick`: the constant-time checks on a subset of the operations, on
 //!    every backend and engine this CPU has, with their seeded leaks: Valgrind (the shipped
 //!    build), MemorySanitizer, and the disassembly check of the release binary; MSan is
 //!    skipped with a note only if the nightly toolchain cannot be installed;
 //! 5. `cargo xtask cross-test --quick --install` (big-endian s390x, aarch64 with PMULL and
-//!    ARMv8 AES and forced-portable, the x86 dispatch ladder under QEMU, Miri on s390x).
+//!    ARMv8 AES and forced-portable, the x86 dispatch ladder under QEMU, Miri on s390x; both
+//!    workspaces).
 //!
 //! Step 0 also runs clippy over the two crates with their own workspaces, `ct/` and `fuzz/`.
 
-use std::process::Command;
+use std::{path::Path, process::Command};
 
 use crate::upstream::{target_dir, workspace_root};
 
 const HELP: &str = "\
 cargo xtask test [--no-cross] [--no-upstream] [--no-ct]
 
-Runs the workspace tests, the forced-portable build's tests, the published crates' test
-suites against ours, the quick constant-time checks (`cargo xtask ct --quick`), and the
-quick cross-test (installing QEMU and cross linkers with apt-get when missing, and the
-nightly toolchain with rustup; needs root for apt-get).
+Runs, in the main workspace and in aead-0.5/: fmt, clippy, doc, the tests, and the
+forced-portable build's tests; then the published crates' test suites against ours, the
+[patch] recipe check, the quick constant-time checks (`cargo xtask ct --quick`), and the
+quick cross-test (installing QEMU, cross linkers and valgrind with apt-get when missing, and
+the nightly toolchain with rustup; needs root for apt-get).
 ";
+
+/// `RUSTFLAGS` of the forced-portable runs: ours and upstream polyval 0.6's `cfg`, the same in
+/// both workspaces so that they share `target/soft`.
+pub const SOFT_RUSTFLAGS: &str = r#"--cfg polyval_backend="soft" --cfg polyval_force_soft"#;
 
 pub struct Steps {
     pub cross: bool,
@@ -56,79 +68,116 @@ pub fn help() -> &'static str {
     HELP
 }
 
+/// A `cargo` command in `dir`.
+fn cargo(dir: &Path, args: &[&str]) -> Command {
+    let mut c = Command::new("cargo");
+    c.args(args).current_dir(dir);
+    c
+}
+
 /// Runs the local steps (0-4); the caller runs the cross-test step.
 pub fn run_local(steps: &Steps) -> Result<(), String> {
     let root = workspace_root()?;
+    let old = root.join("aead-0.5");
     let target = target_dir(&root);
 
-    let mut fmt = Command::new("cargo");
-    fmt.args(["fmt", "--all", "--check"]).current_dir(&root);
-    status("cargo fmt --check", &mut fmt)?;
-    let mut clippy = Command::new("cargo");
-    clippy
-        .args([
-            "clippy",
-            "--workspace",
-            "--exclude",
-            "benches",
-            "--all-targets",
-            "--",
-            "-D",
-            "warnings",
-        ])
-        .current_dir(&root);
-    status("cargo clippy", &mut clippy)?;
+    // 0. Formatting, lints, docs.
+    status(
+        "cargo fmt --check",
+        &mut cargo(&root, &["fmt", "--all", "--check"]),
+    )?;
+    status(
+        "cargo fmt --check (aead-0.5)",
+        &mut cargo(&old, &["fmt", "--all", "--check"]),
+    )?;
+    let clippy = ["clippy", "--workspace", "--all-targets"];
+    let deny = ["--", "-D", "warnings"];
+    status(
+        "cargo clippy",
+        cargo(&root, &clippy)
+            .args(["--exclude", "benches"])
+            .args(deny),
+    )?;
+    status("cargo clippy (aead-0.5)", cargo(&old, &clippy).args(deny))?;
+    status(
+        "cargo clippy --all-features (aead-0.5)",
+        cargo(&old, &clippy).arg("--all-features").args(deny),
+    )?;
     // The crates with their own workspaces: the constant-time harness and the fuzz targets
     // (aws-lc-sys with its plain C build, as `cargo xtask fuzz` builds it).
-    for (dir, sub) in [("ct", "ct-clippy"), ("fuzz", "fuzz-clippy")] {
-        let mut c = Command::new("cargo");
-        c.args(["clippy", "--all-targets", "--manifest-path"])
+    for dir in ["ct", "fuzz"] {
+        let mut c = cargo(&root, &clippy[..2]);
+        c.arg("--manifest-path")
             .arg(root.join(dir).join("Cargo.toml"))
             .arg("--target-dir")
-            .arg(target.join(sub))
-            .args(["--", "-D", "warnings"])
-            .env("AWS_LC_SYS_CMAKE_BUILDER", "0")
-            .current_dir(&root);
+            .arg(target.join(format!("{dir}-clippy")))
+            .args(deny)
+            .env("AWS_LC_SYS_CMAKE_BUILDER", "0");
         status(&format!("cargo clippy ({dir}/)"), &mut c)?;
     }
-    let mut doc = Command::new("cargo");
-    doc.args(["doc", "--no-deps", "--all-features"])
-        .args([
-            "-p",
-            "clmul-core",
-            "-p",
-            "polyval",
-            "-p",
-            "ghash",
-            "-p",
-            "aes-gcm",
-        ])
-        .current_dir(&root)
-        .env("RUSTDOCFLAGS", "-D warnings");
-    status("cargo doc", &mut doc)?;
-
-    let mut t = Command::new("cargo");
-    t.args(["test", "--workspace", "--exclude", "benches"])
-        .current_dir(&root);
-    status("cargo test --workspace", &mut t)?;
-
-    let mut s = Command::new("cargo");
-    s.args([
-        "test",
-        "--workspace",
-        "--exclude",
-        "benches",
-        "--exclude",
-        "xtask",
+    let doc = ["doc", "--no-deps", "--all-features"];
+    let mut d = cargo(&root, &doc);
+    d.args([
+        "-p",
+        "clmul-core",
+        "-p",
+        "polyval",
+        "-p",
+        "ghash",
+        "-p",
+        "aes-gcm",
     ])
-    .current_dir(&root)
-    .env("CARGO_TARGET_DIR", target.join("soft"))
-    .env("RUSTFLAGS", "--cfg polyval_backend=\"soft\"");
-    status("cargo test --workspace (polyval_backend=\"soft\")", &mut s)?;
+    .args(["-p", "aead-engines", "--document-private-items"])
+    .env("RUSTDOCFLAGS", "-D warnings");
+    status("cargo doc", &mut d)?;
+    let mut d = cargo(&old, &doc);
+    d.args(["-p", "polyval", "-p", "ghash", "-p", "aes-gcm"])
+        .env("RUSTDOCFLAGS", "-D warnings");
+    status("cargo doc (aead-0.5)", &mut d)?;
 
+    // 1. The tests.
+    status(
+        "cargo test --workspace",
+        &mut cargo(&root, &["test", "--workspace", "--exclude", "benches"]),
+    )?;
+    status(
+        "cargo test --workspace (aead-0.5)",
+        &mut cargo(&old, &["test", "--workspace"]),
+    )?;
+    for only in ["--test api", "--doc"] {
+        let mut t = cargo(&old, &["test", "-p", "aes-gcm", "--all-features"]);
+        t.args(only.split(' '));
+        status(
+            &format!("cargo test -p aes-gcm --all-features {only} (aead-0.5)"),
+            &mut t,
+        )?;
+    }
+
+    // 2. Forced portable.
+    let soft = target.join("soft");
+    let mut s = cargo(&root, &["test", "--workspace"]);
+    s.args(["--exclude", "benches", "--exclude", "xtask"])
+        .env("CARGO_TARGET_DIR", &soft)
+        .env("RUSTFLAGS", SOFT_RUSTFLAGS);
+    status(
+        &format!("cargo test --workspace ({SOFT_RUSTFLAGS})"),
+        &mut s,
+    )?;
+    let mut s = cargo(&old, &["test", "--workspace"]);
+    s.env("CARGO_TARGET_DIR", &soft)
+        .env("RUSTFLAGS", SOFT_RUSTFLAGS);
+    status(
+        &format!("cargo test --workspace (aead-0.5, {SOFT_RUSTFLAGS})"),
+        &mut s,
+    )?;
+
+    // 3. The published suites, and the patch recipe.
     if steps.upstream {
         crate::upstream::run(&[])?;
+        crate::patch_recipe::run(&[])?;
     }
+
+    // 4. Constant time, the quick run.
     if steps.ct {
         println!("xtask test: cargo xtask ct --quick");
         let opts = crate::ct::Options {

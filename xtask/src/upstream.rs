@@ -6,6 +6,11 @@
 //!   and dev-dependencies.
 //! - `aes-gcm-siv` 0.12.1: its whole crate, with `[patch.crates-io] polyval` pointing at ours
 //!   (checked with `cargo tree -i polyval`), as a user would patch it in.
+//! - The aead 0.5 generation the same way: `polyval` 0.6.2, `ghash` 0.5.1 and `aes-gcm` 0.10.3
+//!   `tests/` on our `aead-0.5/` sources; `aes-gcm-siv` 0.11.1's whole crate with our `polyval`
+//!   0.6 patched in; and a real client, `cookie` 0.18 with feature `private` (its AES-256-GCM
+//!   cookie encryption), its whole suite with our `aes-gcm` 0.10 patched in (checked with
+//!   `cargo tree -i aes-gcm`).
 //!
 //! Everything happens under `target/upstream-check/`.
 
@@ -18,8 +23,10 @@ use std::{
 const HELP: &str = "\
 cargo xtask upstream-tests
 
-Runs the published polyval 0.7.3, ghash 0.6.0 and aes-gcm 0.11.1 test suites against our
-crates, and aes-gcm-siv 0.12.1's suite with our polyval patched in (needs crates.io).
+Runs the published polyval 0.7.3 / 0.6.2, ghash 0.6.0 / 0.5.1 and aes-gcm 0.11.1 / 0.10.3
+test suites against our crates of both generations, aes-gcm-siv 0.12.1's and 0.11.1's suites
+with our polyval 0.7 / 0.6 patched in, and cookie 0.18's suite (feature `private`) with our
+aes-gcm 0.10 patched in (needs crates.io).
 ";
 
 /// `(name, version)` of the crates whose sources are fetched.
@@ -28,6 +35,11 @@ const UPSTREAM: &[(&str, &str)] = &[
     ("ghash", "0.6.0"),
     ("aes-gcm", "0.11.1"),
     ("aes-gcm-siv", "0.12.1"),
+    ("polyval", "0.6.2"),
+    ("ghash", "0.5.1"),
+    ("aes-gcm", "0.10.3"),
+    ("aes-gcm-siv", "0.11.1"),
+    ("cookie", "0.18.2"),
 ];
 
 pub fn run(args: &[String]) -> Result<(), String> {
@@ -41,6 +53,8 @@ pub fn run(args: &[String]) -> Result<(), String> {
     let sources = fetch_sources(&work)?;
     let crates = root.join("crates");
     let c = |p: &str| crates.join(p).display().to_string();
+    let old = root.join("aead-0.5");
+    let o = |p: &str| old.join(p).display().to_string();
 
     let mut failed = Vec::new();
     let mut check = |name: &str, ok: Result<(), String>| match ok {
@@ -52,14 +66,12 @@ pub fn run(args: &[String]) -> Result<(), String> {
     };
 
     // Each scratch package: our library source under upstream's tests and dev-dependencies.
-    let polyval_manifest = format!(
-        r#"[package]
-name = "polyval"
-version = "0.7.3"
-edition = "2024"
-[lib]
-path = "{src}/src/lib.rs"
-[features]
+    let polyval_manifest = scratch_manifest(
+        "polyval",
+        "0.7.3",
+        &c("polyval"),
+        &format!(
+            r#"[features]
 default = ["hazmat"]
 hazmat = []
 zeroize = ["dep:zeroize", "clmul-core/zeroize"]
@@ -71,8 +83,8 @@ zeroize = {{ version = "1", optional = true, default-features = false }}
 hex-literal = "1"
 proptest = "1.9"
 "#,
-        src = c("polyval"),
-        core = c("clmul-core")
+            core = c("clmul-core")
+        ),
     );
     check(
         "polyval 0.7.3 tests/ on our polyval",
@@ -80,41 +92,43 @@ proptest = "1.9"
             &work,
             "polyval",
             &polyval_manifest,
-            &sources["polyval"],
+            &sources["polyval-0.7.3"],
             &[],
         ),
     );
 
-    let ghash_manifest = format!(
-        r#"[package]
-name = "ghash"
-version = "0.6.0"
-edition = "2024"
-[lib]
-path = "{src}/src/lib.rs"
-[dependencies]
+    let ghash_manifest = scratch_manifest(
+        "ghash",
+        "0.6.0",
+        &c("ghash"),
+        &format!(
+            r#"[dependencies]
 polyval = {{ path = "{polyval}", features = ["hazmat"] }}
 clmul-core = {{ path = "{core}" }}
 [dev-dependencies]
 hex-literal = "1"
 "#,
-        src = c("ghash"),
-        polyval = c("polyval"),
-        core = c("clmul-core")
+            polyval = c("polyval"),
+            core = c("clmul-core")
+        ),
     );
     check(
         "ghash 0.6.0 tests/ on our ghash",
-        scratch(&work, "ghash", &ghash_manifest, &sources["ghash"], &[]),
+        scratch(
+            &work,
+            "ghash",
+            &ghash_manifest,
+            &sources["ghash-0.6.0"],
+            &[],
+        ),
     );
 
-    let gcm_manifest = format!(
-        r#"[package]
-name = "aes-gcm"
-version = "0.11.1"
-edition = "2024"
-[lib]
-path = "{src}/src/lib.rs"
-[features]
+    let gcm_manifest = scratch_manifest(
+        "aes-gcm",
+        "0.11.1",
+        &c("gcm"),
+        &format!(
+            r#"[features]
 default = ["aes", "alloc", "getrandom"]
 aes = ["dep:aes"]
 alloc = ["aead/alloc"]
@@ -123,22 +137,24 @@ bytes = ["aead/bytes"]
 getrandom = ["aead/getrandom"]
 hazmat = []
 rand_core = ["aead/rand_core"]
-zeroize = ["dep:zeroize", "aes?/zeroize", "ghash/zeroize"]
+zeroize = ["dep:zeroize", "aes?/zeroize", "ghash/zeroize", "aead-engines/zeroize"]
 [dependencies]
 aead = {{ version = "0.6", default-features = false }}
 cipher = "0.5"
 ctutils = "0.4"
 ghash = {{ path = "{ghash}", default-features = false }}
 clmul-core = {{ path = "{core}" }}
+aead-engines = {{ path = "{engines}" }}
 aes = {{ version = "0.9", optional = true }}
 zeroize = {{ version = "1", optional = true, default-features = false }}
 [dev-dependencies]
 aead = {{ version = "0.6", features = ["alloc", "dev"], default-features = false }}
 hex-literal = "1"
 "#,
-        src = c("gcm"),
-        ghash = c("ghash"),
-        core = c("clmul-core")
+            ghash = c("ghash"),
+            core = c("clmul-core"),
+            engines = c("aead-engines")
+        ),
     );
     check(
         "aes-gcm 0.11.1 tests/ on our aes-gcm",
@@ -146,14 +162,145 @@ hex-literal = "1"
             &work,
             "aes-gcm",
             &gcm_manifest,
-            &sources["aes-gcm"],
+            &sources["aes-gcm-0.11.1"],
             &["--all-features"],
         ),
     );
 
     check(
         "aes-gcm-siv 0.12.1 with our polyval patched in",
-        siv(&work, &sources["aes-gcm-siv"], &c("polyval")),
+        patched(
+            &work,
+            &sources["aes-gcm-siv-0.12.1"],
+            "polyval",
+            &c("polyval"),
+            &[],
+        ),
+    );
+
+    // The aead 0.5 generation.
+    let polyval06_manifest = scratch_manifest(
+        "polyval",
+        "0.6.2",
+        &o("polyval"),
+        &format!(
+            r#"[features]
+std = ["universal-hash/std"]
+zeroize = ["dep:zeroize", "clmul-core/zeroize"]
+[dependencies]
+clmul-core = {{ path = "{core}" }}
+universal-hash = {{ version = "0.5", default-features = false }}
+zeroize = {{ version = "1", optional = true, default-features = false }}
+[dev-dependencies]
+hex-literal = "0.3"
+"#,
+            core = c("clmul-core")
+        ),
+    );
+    check(
+        "polyval 0.6.2 tests/ on our polyval 0.6",
+        scratch(
+            &work,
+            "polyval-0.6",
+            &polyval06_manifest,
+            &sources["polyval-0.6.2"],
+            &["--all-features"],
+        ),
+    );
+
+    let ghash05_manifest = scratch_manifest(
+        "ghash",
+        "0.5.1",
+        &o("ghash"),
+        &format!(
+            r#"[features]
+std = ["polyval/std"]
+zeroize = ["dep:zeroize", "clmul-core/zeroize"]
+[dependencies]
+polyval = {{ path = "{polyval}" }}
+clmul-core = {{ path = "{core}" }}
+zeroize = {{ version = "1", optional = true, default-features = false }}
+[dev-dependencies]
+hex-literal = "0.3"
+"#,
+            polyval = o("polyval"),
+            core = c("clmul-core")
+        ),
+    );
+    check(
+        "ghash 0.5.1 tests/ on our ghash 0.5",
+        scratch(
+            &work,
+            "ghash-0.5",
+            &ghash05_manifest,
+            &sources["ghash-0.5.1"],
+            &["--all-features"],
+        ),
+    );
+
+    let gcm010_manifest = scratch_manifest(
+        "aes-gcm",
+        "0.10.3",
+        &o("aes-gcm"),
+        &format!(
+            r#"[features]
+default = ["aes", "alloc", "getrandom"]
+aes = ["dep:aes"]
+std = ["aead/std", "alloc"]
+alloc = ["aead/alloc"]
+arrayvec = ["aead/arrayvec"]
+getrandom = ["aead/getrandom", "rand_core"]
+heapless = ["aead/heapless"]
+rand_core = ["aead/rand_core"]
+stream = ["aead/stream"]
+zeroize = ["dep:zeroize", "aead-engines/zeroize"]
+[dependencies]
+aead = {{ version = "0.5", default-features = false }}
+aes = {{ version = "0.8", optional = true }}
+cipher = "0.4"
+ghash = {{ path = "{ghash}", default-features = false }}
+clmul-core = {{ path = "{core}" }}
+aead-engines = {{ path = "{engines}" }}
+zeroize = {{ version = "1", optional = true, default-features = false }}
+[dev-dependencies]
+aead = {{ version = "0.5", features = ["dev"], default-features = false }}
+hex-literal = "0.3"
+"#,
+            ghash = o("ghash"),
+            core = c("clmul-core"),
+            engines = c("aead-engines")
+        ),
+    );
+    check(
+        "aes-gcm 0.10.3 tests/ on our aes-gcm 0.10",
+        scratch(
+            &work,
+            "aes-gcm-0.10",
+            &gcm010_manifest,
+            &sources["aes-gcm-0.10.3"],
+            &["--all-features"],
+        ),
+    );
+
+    check(
+        "aes-gcm-siv 0.11.1 with our polyval 0.6 patched in",
+        patched(
+            &work,
+            &sources["aes-gcm-siv-0.11.1"],
+            "polyval",
+            &o("polyval"),
+            &[],
+        ),
+    );
+    check(
+        "cookie 0.18 (feature `private`) with our aes-gcm 0.10 patched in",
+        patched(
+            &work,
+            &sources["cookie-0.18.2"],
+            "aes-gcm",
+            &o("aes-gcm"),
+            &["--features", "private"],
+        ),
     );
 
     if failed.is_empty() {
@@ -161,6 +308,15 @@ hex-literal = "1"
     } else {
         Err(format!("failed: {}", failed.join(", ")))
     }
+}
+
+/// A scratch package's manifest: `name` and `version` as upstream's, our library source from
+/// `lib` (a package directory), then `body` (features and dependencies).
+fn scratch_manifest(name: &str, version: &str, lib: &str, body: &str) -> String {
+    format!(
+        "[package]\nname = \"{name}\"\nversion = \"{version}\"\nedition = \"2024\"\n\
+         [lib]\npath = \"{lib}/src/lib.rs\"\n{body}"
+    )
 }
 
 /// A package in `work/<name>` with `manifest`, upstream's `tests/` copied from `src`, tested.
@@ -180,32 +336,37 @@ fn scratch(
     cargo_test(&dir, work, extra)
 }
 
-fn siv(work: &Path, src: &Path, polyval: &str) -> Result<(), String> {
-    let dir = work.join("aes-gcm-siv");
+/// A published crate's whole package (`src`, copied to `work/<dir name>`), tested with
+/// `[patch.crates-io] <name> = { path = <ours> }` as a user would patch it in; `cargo tree -i`
+/// must show that our package (its path) is the one in the graph. `extra` goes to both
+/// `cargo tree` and `cargo test` (features).
+fn patched(work: &Path, src: &Path, name: &str, ours: &str, extra: &[&str]) -> Result<(), String> {
+    let dir = work.join(src.file_name().ok_or("source without a name")?);
     let _ = fs::remove_dir_all(&dir);
     copy_dir(src, &dir)?;
     let _ = fs::remove_file(dir.join("Cargo.lock"));
     let manifest = dir.join("Cargo.toml");
     let mut text = fs::read_to_string(&manifest).map_err(|e| e.to_string())?;
     text.push_str(&format!(
-        "\n[workspace]\n\n[patch.crates-io]\npolyval = {{ path = \"{polyval}\" }}\n"
+        "\n[workspace]\n\n[patch.crates-io]\n{name} = {{ path = \"{ours}\" }}\n"
     ));
     // The copy keeps the registry's read-only mode: replace the file rather than write to it.
     fs::remove_file(&manifest).map_err(|e| e.to_string())?;
     fs::write(&manifest, text).map_err(|e| e.to_string())?;
     let tree = Command::new("cargo")
-        .args(["tree", "-i", "polyval"])
+        .args(["tree", "-i", name])
+        .args(extra)
         .current_dir(&dir)
         .env("CARGO_TARGET_DIR", work.join("target"))
         .output()
         .map_err(|e| e.to_string())?;
     let tree = String::from_utf8_lossy(&tree.stdout);
-    if !tree.contains(polyval) {
+    if !tree.contains(ours) {
         return Err(format!(
-            "the patch was not used: `cargo tree -i polyval` says {tree:?}"
+            "the patch was not used: `cargo tree -i {name}` says {tree:?}"
         ));
     }
-    cargo_test(&dir, work, &[])
+    cargo_test(&dir, work, extra)
 }
 
 fn cargo_test(dir: &Path, work: &Path, extra: &[&str]) -> Result<(), String> {
@@ -224,15 +385,19 @@ fn cargo_test(dir: &Path, work: &Path, extra: &[&str]) -> Result<(), String> {
 }
 
 /// Downloads the upstream crates (through a throwaway manifest) and returns their source
-/// directories, as cargo unpacked them.
-fn fetch_sources(work: &Path) -> Result<std::collections::HashMap<&'static str, PathBuf>, String> {
+/// directories, as cargo unpacked them, keyed `<name>-<version>`.
+fn fetch_sources(work: &Path) -> Result<std::collections::HashMap<String, PathBuf>, String> {
     let dir = work.join("fetch");
     fs::create_dir_all(dir.join("src")).map_err(|e| e.to_string())?;
     let mut manifest = String::from(
         "[package]\nname = \"upstream-fetch\"\nversion = \"0.0.0\"\nedition = \"2024\"\n[dependencies]\n",
     );
     for (name, version) in UPSTREAM {
-        manifest.push_str(&format!("{name} = \"={version}\"\n"));
+        // Two versions of one package need two keys.
+        manifest.push_str(&format!(
+            "{name}-{} = {{ package = \"{name}\", version = \"={version}\" }}\n",
+            version.replace('.', "-")
+        ));
     }
     manifest.push_str("\n[workspace]\n");
     fs::write(dir.join("Cargo.toml"), manifest).map_err(|e| e.to_string())?;
@@ -264,7 +429,7 @@ fn fetch_sources(work: &Path) -> Result<std::collections::HashMap<&'static str, 
             .parent()
             .ok_or("manifest without a directory")?
             .to_path_buf();
-        found.insert(*name, src);
+        found.insert(format!("{name}-{version}"), src);
     }
     Ok(found)
 }

@@ -8,6 +8,7 @@
 //!   --metric M          what each cell shows: all (default), gbps, cpb, ratio
 //!   --baseline IMPL     the impl ratios are taken against (default: rustcrypto)
 //!   --group TEXT        only groups whose name contains TEXT (repeatable)
+//!   --exclude TEXT      no group whose name contains TEXT (repeatable)
 //!   --ghz X             the core clock for cycles/byte (default: <criterion dir>/core-ghz.txt,
 //!                       written by the benches)
 //! ```
@@ -52,6 +53,7 @@ struct Options {
     metric: Metric,
     baseline: String,
     groups: Vec<String>,
+    exclude: Vec<String>,
     ghz: Option<f64>,
     /// Print an SVG chart of throughput against size for this group instead of tables.
     svg: Option<String>,
@@ -71,7 +73,7 @@ struct Measurement {
 
 fn usage() -> &'static str {
     "usage: report [--metric all|gbps|cpb|ratio] [--baseline IMPL] [--group TEXT]... \
-     [--ghz X] [--svg GROUP] <criterion dir>"
+     [--exclude TEXT]... [--ghz X] [--svg GROUP] <criterion dir>"
 }
 
 fn parse_args() -> Result<Options, String> {
@@ -83,6 +85,7 @@ fn parse_args() -> Result<Options, String> {
         metric: Metric::All,
         baseline: "rustcrypto".to_owned(),
         groups: Vec::new(),
+        exclude: Vec::new(),
         ghz: None,
     };
     while let Some(arg) = args.next() {
@@ -100,6 +103,7 @@ fn parse_args() -> Result<Options, String> {
             "--baseline" => opts.baseline = value("--baseline")?,
             "--svg" => opts.svg = Some(value("--svg")?),
             "--group" => opts.groups.push(value("--group")?),
+            "--exclude" => opts.exclude.push(value("--exclude")?),
             "--ghz" => {
                 let v = value("--ghz")?;
                 opts.ghz = Some(v.parse().map_err(|e| format!("--ghz {v:?}: {e}"))?);
@@ -215,6 +219,9 @@ fn render(opts: &Options, results: &[Measurement], ghz: Option<f64>) -> String {
     let mut groups: BTreeMap<&str, BTreeMap<&str, BTreeMap<&str, &Measurement>>> = BTreeMap::new();
     for m in results {
         if !opts.groups.is_empty() && !opts.groups.iter().any(|g| m.group.contains(g.as_str())) {
+            continue;
+        }
+        if opts.exclude.iter().any(|g| m.group.contains(g.as_str())) {
             continue;
         }
         groups

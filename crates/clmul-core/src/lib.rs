@@ -10,24 +10,31 @@
 //! - [`Backend`]: which implementation runs. It is detected once, when a key is set up, stored
 //!   in the keyed state, and matched on in the hot path; every backend the CPU supports can also
 //!   be chosen explicitly ([`Backend::available`]) so tests, benches and fuzzers run them all.
-//! - [`Polyval`] and [`Ghash`]: keyed hash states that process whole slices in the backend's own
-//!   wide loop, with precomputed powers of H and one reduction per stride (aggregated
-//!   reduction).
+//! - [`Polyval`] and [`Ghash`]: keyed hash states (288 bytes) that process whole slices in the
+//!   backend's own wide loop, against powers of H with one reduction per stride (aggregated
+//!   reduction). A state keeps only the powers its messages have needed so far (H^1..H^4 from
+//!   key setup on the SIMD backends, up to H^16 after long messages); the 512-bit backend
+//!   computes H^17..H^32 in registers for an input of 256 blocks or more. Creating, cloning
+//!   and moving a state per message therefore costs what a short message needs (see the
+//!   `state` and `powers` modules).
 //!
 //! # Backends and selection
 //!
-//! | backend | target | features checked at run time (and enabled in the kernel) | stride |
+//! | backend | target | features checked at run time (and enabled in the kernel) | widest stride |
 //! |---|---|---|---|
-//! | `Portable` | all | none | 4 blocks |
+//! | `Portable` | all | none | 4 blocks (from 32-block inputs; Horner's rule below) |
 //! | `Pclmul` | x86, x86_64 | `pclmulqdq`, `sse2`, `ssse3` | 8 blocks |
 //! | `Avx2` | x86_64 | `pclmulqdq`, `sse2`, `ssse3`, `avx`, `avx2`, `vpclmulqdq` (with the AVX state only, see `x86::ymm`) | 16 blocks (8 ymm) |
 //! | `Avx512` | x86_64 | `vpclmulqdq`, `pclmulqdq`, `avx`, `avx2`, `avx512f`, `avx512bw`, `avx512vl` | 32 blocks (8 zmm) |
 //! | `Pmull` | aarch64 | `aes` (PMULL; implies `neon`) | 8 blocks |
 //!
+//! Inputs of up to four blocks run on 128-bit multiplies on every SIMD backend (their latency
+//! is shorter).
+//!
 //! [`Backend::detect`] picks the first available from the bottom of that table up. Each
 //! kernel's `#[target_feature]` list and its detection are generated from one list by the
-//! `target_tier!` macro, so they cannot drift apart. The consumers (`polyval`, `ghash`)
-//! honour `--cfg polyval_backend="soft"` to force the portable backend for a whole build.
+//! `target_tier!` macro, so they cannot drift apart. `--cfg polyval_backend="soft"` makes
+//! [`Backend::detect`] return the portable backend for a whole build.
 //!
 //! # Constant time
 //!

@@ -102,8 +102,7 @@
 //! instructions or masked integer multiplies; AES: AES instructions or the `aes` crate's
 //! bitsliced software). The tag comparison is constant time ([`ctutils::CtEq`]). Running time
 //! depends on the lengths of the message and associated data, and on whether decryption
-//! succeeded. The repository's `cargo xtask ct` checks every engine with Valgrind,
-//! MemorySanitizer (the `ct_taint` build) and rules on the release binary's disassembly.
+//! succeeded.
 //!
 //! # Limits
 //!
@@ -120,15 +119,10 @@
 #![deny(unsafe_code)]
 #![warn(missing_docs)]
 
-#[cfg(all(target_arch = "aarch64", target_endian = "little"))]
-mod aarch64;
-mod fused;
 mod generic;
-#[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
-mod x86;
 
 #[doc(hidden)]
-pub use fused::Engine as __Engine;
+pub use aead_engines::Engine as __Engine;
 
 pub use aead::{self, AeadCore, AeadInOut, Error, Key, KeyInit, KeySizeUser};
 
@@ -137,6 +131,7 @@ pub use aes;
 
 use aead::{TagPosition, inout::InOutBuf};
 // `consts` names the nonce size of the `aes` aliases (and the docs' tag sizes).
+use aead_engines::{Engine, Fused};
 #[cfg_attr(not(feature = "aes"), allow(unused_imports))]
 use cipher::consts;
 use cipher::{
@@ -232,11 +227,8 @@ where
     ghash: GHash,
 
     /// Our own AES round keys for a fused AES-CTR+GHASH kernel, when the key came through
-    /// `KeyInit` and the CPU has a fused engine (see `fused`).
-    fused: Option<fused::Fused>,
-
-    /// All the powers of H for the fused kernel's GHASH steps (zero without a fused kernel).
-    table: clmul_core::__private::Key,
+    /// `KeyInit` and the CPU has a fused engine (see `aead_engines`).
+    fused: Option<Fused>,
 
     /// Length of the nonce.
     nonce_size: PhantomData<NonceSize>,
@@ -259,7 +251,7 @@ where
     TagSize: crate::TagSize,
 {
     fn new(key: &Key<Self>) -> Self {
-        Self::with_engine(key, fused::Engine::detect()).unwrap_or_else(|| Aes::new(key).into())
+        Self::with_engine(key, Engine::detect()).unwrap_or_else(|| Aes::new(key).into())
     }
 }
 
@@ -272,14 +264,14 @@ where
     /// benches and fuzzers. `None` if this CPU cannot run it or `Aes` is not AES under `key`
     /// (checked on `E_K(0)`); [`__Engine::Generic`] always works.
     #[doc(hidden)]
-    pub fn with_engine(key: &Key<Self>, engine: fused::Engine) -> Option<Self> {
+    pub fn with_engine(key: &Key<Self>, engine: Engine) -> Option<Self> {
         let cipher = Aes::new(key);
-        if engine == fused::Engine::Generic {
+        if engine == Engine::Generic {
             return Some(cipher.into());
         }
         #[cfg_attr(not(feature = "zeroize"), allow(unused_mut))]
         let mut h = hash_key(&cipher);
-        let fused = fused::Fused::new(engine, key.as_slice(), &h);
+        let fused = Fused::new(engine, key.as_slice(), &h.0);
         let ghash = GHash::new(&h);
         #[cfg(feature = "zeroize")]
         zeroize::Zeroize::zeroize(h.as_mut_slice());
@@ -323,16 +315,11 @@ where
     /// Not part of the upstream API: the fused engine this instance runs on
     /// ([`__Engine::Generic`] for the two-pass path).
     #[doc(hidden)]
-    pub fn __engine(&self) -> fused::Engine {
-        self.fused
-            .as_ref()
-            .map_or(fused::Engine::Generic, fused::Fused::engine)
+    pub fn __engine(&self) -> Engine {
+        self.fused.as_ref().map_or(Engine::Generic, Fused::engine)
     }
 
-    fn with_fused(mut self, fused: Option<fused::Fused>) -> Self {
-        if fused.is_some() {
-            self.table = self.ghash.__core().__full_key();
-        }
+    fn with_fused(mut self, fused: Option<Fused>) -> Self {
         self.fused = fused;
         self
     }
@@ -351,7 +338,6 @@ where
             cipher,
             ghash,
             fused: None,
-            table: clmul_core::__private::Key::ZERO,
             nonce_size: PhantomData,
             tag_size: PhantomData,
         }
@@ -388,7 +374,7 @@ where
         buffer: InOutBuf<'_, '_, u8>,
     ) -> Result<Tag<TagSize>, Error> {
         check_lengths(buffer.len(), associated_data.len())?;
-        let j0 = self.j0(nonce);
+        let j0 = Block::from(aead_engines::j0(self.ghash.__core(), nonce));
         let full_tag = self.seal(&j0, associated_data, buffer);
         Tag::<TagSize>::try_from(&full_tag[..TagSize::USIZE]).map_err(|_| Error)
     }
@@ -401,7 +387,7 @@ where
         tag: &Tag<TagSize>,
     ) -> Result<(), Error> {
         check_lengths(buffer.len(), associated_data.len())?;
-        let j0 = self.j0(nonce);
+        let j0 = Block::from(aead_engines::j0(self.ghash.__core(), nonce));
         self.open(&j0, associated_data, buffer, tag)
     }
 }
@@ -412,39 +398,17 @@ where
     NonceSize: ArraySize,
     TagSize: crate::TagSize,
 {
-    /// The pre-counter block J0 (NIST SP 800-38D, section 7.1, step 2):
-    ///
-    /// - a 96-bit nonce: `J0 = nonce || 0^31 || 1`;
-    /// - any other length: `J0 = GHASH_H(nonce || 0^s || 0^64 || [len(nonce)]_64)`, where the
-    ///   `0^s` pads the nonce to whole blocks and the length is in bits.
-    fn j0(&self, nonce: &Nonce<NonceSize>) -> Block {
-        if NonceSize::USIZE == 12 {
-            let mut j0 = Block::default();
-            j0[..12].copy_from_slice(nonce);
-            j0[15] = 1;
-            j0
-        } else {
-            let ghash = self.ghash.__core();
-            let mut acc = [0u8; 16];
-            ghash.update_detached_padded(&mut acc, nonce);
-            let mut lengths = [0u8; 16];
-            lengths[8..].copy_from_slice(&bits(NonceSize::USIZE).to_be_bytes());
-            ghash.update_detached(&mut acc, &[lengths]);
-            acc.into()
-        }
-    }
-
     /// Encrypts `buffer` (input to output) and returns the full 16-byte tag.
     ///
     /// **The single dispatch point for encryption.** Everything above it (length checks, J0,
     /// truncation) is common to every implementation; everything below it is one
-    /// implementation of "CTR from inc32(J0), then the GHASH tag". Today that is always the
-    /// generic two-pass path; fused AES-CTR+GHASH kernels for `aes::Aes128/192/256` will take
-    /// over here when the keyed state holds one (see `generic` for the contract).
+    /// implementation of "CTR from inc32(J0), then the GHASH tag": a fused AES-CTR+GHASH
+    /// engine when the keyed state holds one, else the generic two-pass path (see `generic`
+    /// for the contract).
     #[inline]
     fn seal(&self, j0: &Block, associated_data: &[u8], buffer: InOutBuf<'_, '_, u8>) -> Block {
         match &self.fused {
-            Some(f) => f.seal(&self.table, j0, associated_data, buffer),
+            Some(f) => f.seal(&j0.0, associated_data, buffer).into(),
             None => generic::seal(&self.cipher, &self.ghash, j0, associated_data, buffer),
         }
     }
@@ -462,7 +426,9 @@ where
         tag: &[u8],
     ) -> Result<(), Error> {
         match &self.fused {
-            Some(f) => f.open(&self.table, j0, associated_data, buffer, tag),
+            Some(f) => f
+                .open(&j0.0, associated_data, buffer, tag)
+                .map_err(|_| Error),
             None => generic::open(&self.cipher, &self.ghash, j0, associated_data, buffer, tag),
         }
     }
@@ -479,77 +445,7 @@ fn check_lengths(buffer_len: usize, associated_data_len: usize) -> Result<(), Er
     }
 }
 
-/// `usize` to `u64`, saturating (only matters on a hypothetical >64-bit `usize`, where a
-/// saturated length still exceeds both limits).
-#[inline]
-fn to_u64(n: usize) -> u64 {
-    u64::try_from(n).unwrap_or(u64::MAX)
-}
-
-/// A byte length in bits, as GCM's length blocks encode it. Saturating: inputs that reach the
-/// length block are within `A_MAX`/`P_MAX` (so the product fits), and a nonce cannot be 2^61
-/// bytes long.
-#[inline]
-fn bits(len: usize) -> u64 {
-    to_u64(len).saturating_mul(8)
-}
-
-/// `GHASH_H(A || pad || C || pad || [bits(A)]_64 || [bits(C)]_64) XOR mask`: the full tag, with
-/// `mask = E_K(J0)`. `ghash` is the keyed, empty state; each input goes to the wide kernel in
-/// one call.
-pub(crate) fn ghash_tag(
-    ghash: &GHash,
-    associated_data: &[u8],
-    ciphertext: &[u8],
-    mask: &Block,
-) -> Block {
-    let ghash = ghash.__core();
-    let mut acc = [0u8; 16];
-    for data in [associated_data, ciphertext] {
-        ghash.update_detached_padded(&mut acc, data);
-    }
-    let mut lengths = [0u8; 16];
-    lengths[..8].copy_from_slice(&bits(associated_data.len()).to_be_bytes());
-    lengths[8..].copy_from_slice(&bits(ciphertext.len()).to_be_bytes());
-    ghash.update_detached(&mut acc, &[lengths]);
-
-    let mut tag: Block = acc.into();
-    for (t, m) in tag.iter_mut().zip(mask.iter()) {
-        *t ^= m;
-    }
-    tag
-}
-
-/// Whether the first `tag.len()` bytes of `expected` equal `tag`, in constant time (no
-/// data-dependent branch or early exit; the one branch is on the final verdict).
-#[inline]
-pub(crate) fn tag_matches(expected: &Block, tag: &[u8]) -> bool {
-    match expected.get(..tag.len()) {
-        Some(prefix) => ct_verdict(prefix, tag),
-        None => false,
-    }
-}
-
-/// Whether `a == b`, compared in constant time, as a public verdict: ctutils' comparison, or
-/// in the MemorySanitizer check's build (`ct_taint`) [`eq_fold`], because MSan counts the
-/// outputs of ctutils' `cmov` assembly as public, which would hide a branch on the comparison
-/// of secrets. The result is declassified for that check (it is returned to the caller).
-#[inline]
-pub(crate) fn ct_verdict(a: &[u8], b: &[u8]) -> bool {
-    let eq = if cfg!(ct_taint) {
-        eq_fold(a, b)
-    } else {
-        ctutils::CtEq::ct_eq(a, b).to_bool()
-    };
-    clmul_core::__private::declassify(eq)
-}
-
-/// `a == b` without a data-dependent branch: the OR of the XOR of every byte pair is zero.
-/// Slices of different lengths are unequal.
-#[inline]
-fn eq_fold(a: &[u8], b: &[u8]) -> bool {
-    a.len() == b.len() && a.iter().zip(b).fold(0u8, |d, (x, y)| d | (x ^ y)) == 0
-}
+use aead_engines::to_u64;
 
 impl<Aes, NonceSize, TagSize> fmt::Debug for AesGcm<Aes, NonceSize, TagSize>
 where
@@ -601,47 +497,6 @@ mod tests {
     #[cfg(not(target_pointer_width = "64"))]
     fn length_limits_32() {
         assert!(check_lengths(usize::MAX, usize::MAX).is_ok());
-        assert_eq!(bits(usize::MAX), (usize::MAX as u64) * 8);
-    }
-
-    #[test]
-    #[cfg(target_pointer_width = "64")]
-    fn bit_lengths() {
-        let a_max = usize::try_from(A_MAX).expect("64-bit test host");
-        assert_eq!(bits(a_max), A_MAX * 8);
-        assert_eq!(bits(usize::MAX), u64::MAX);
-        assert_eq!(bits(12), 96);
-    }
-
-    /// The checker build's comparison against ctutils' (the shipped one): equal slices, one
-    /// flipped bit at every position, and different lengths.
-    #[test]
-    fn comparison_variants_agree() {
-        let a: [u8; 16] = core::array::from_fn(|i| (i as u8).wrapping_mul(37) ^ 0x5a);
-        for n in 0..=16 {
-            assert!(eq_fold(&a[..n], &a[..n]));
-            assert!(ctutils::CtEq::ct_eq(&a[..n], &a[..n]).to_bool());
-            for bit in 0..8 * n {
-                let mut b = a;
-                b[bit / 8] ^= 1 << (bit % 8);
-                assert!(!eq_fold(&a[..n], &b[..n]));
-                assert!(!ctutils::CtEq::ct_eq(&a[..n], &b[..n]).to_bool());
-            }
-        }
-        assert!(!eq_fold(&a[..4], &a[..5]));
-        assert!(!ctutils::CtEq::ct_eq(&a[..4], &a[..5]).to_bool());
-        assert!(ct_verdict(&a, &a) && !ct_verdict(&a, &a[..15]));
-    }
-
-    #[test]
-    fn tag_prefix_comparison() {
-        let expected = Block::from([0x5a; 16]);
-        assert!(tag_matches(&expected, &[0x5a; 16]));
-        assert!(tag_matches(&expected, &[0x5a; 4]));
-        assert!(!tag_matches(&expected, &[0x5b; 16]));
-        let mut last = [0x5a; 12];
-        last[11] ^= 1;
-        assert!(!tag_matches(&expected, &last));
-        assert!(!tag_matches(&expected, &[0x5a; 17]));
+        assert_eq!(aead_engines::bits(usize::MAX), (usize::MAX as u64) * 8);
     }
 }

@@ -3,8 +3,6 @@
 #![cfg(feature = "aes")]
 #![allow(deprecated)] // `AeadInPlace` is deprecated upstream too, and still has to work.
 
-mod util;
-
 use aes_gcm::{
     A_MAX, AeadCore, AeadInOut, Aes128Gcm, Aes256Gcm, AesGcm, Error, Key, KeyInit, KeySizeUser,
     Nonce, P_MAX, Tag,
@@ -127,27 +125,4 @@ fn empty_message_and_aad_only() {
                 .is_err()
         );
     }
-}
-
-/// Many threads sharing one instance (`&self` API, `Sync`) get the same results.
-#[test]
-fn shared_across_threads() {
-    let gcm = Aes256Gcm::new(&[8u8; 32].into());
-    let nonce = Nonce::<U12>::from([9; 12]);
-    let reference = {
-        let mut b = vec![1u8; 1000];
-        let t = gcm.encrypt_inout_detached(&nonce, b"x", b.as_mut_slice().into());
-        (b, t)
-    };
-    std::thread::scope(|s| {
-        for _ in 0..4 {
-            s.spawn(|| {
-                for _ in 0..50 {
-                    let mut b = vec![1u8; 1000];
-                    let t = gcm.encrypt_inout_detached(&nonce, b"x", b.as_mut_slice().into());
-                    assert_eq!((b, t), reference);
-                }
-            });
-        }
-    });
 }

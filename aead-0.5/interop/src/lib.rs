@@ -1,0 +1,1 @@
+//! Differential tests live in `tests/`.

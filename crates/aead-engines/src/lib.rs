@@ -1,0 +1,189 @@
+//! The fused AES-CTR + GHASH engines and the generation-neutral parts of AES-GCM, shared by
+//! our `aes-gcm` 0.10 (the aead 0.5 / cipher 0.4 API) and `aes-gcm` 0.11 (aead 0.6 / cipher
+//! 0.5). Internal: not a stable API.
+//!
+//! - [`Engine`] names a fused kernel family (AES-NI + PCLMULQDQ, VAES + VPCLMULQDQ on 256 or
+//!   512 bits, ARMv8 AES + PMULL) or the generic two-pass path; [`Engine::detect`] picks the
+//!   fastest this CPU runs.
+//! - [`Fused`] holds our own AES round keys for one engine, built from the raw AES key and
+//!   checked against `H = E_K(0^128)`; [`Fused::seal`] and [`Fused::open`] run a whole message.
+//! - [`j0`], [`ghash_tag`] and [`tag_matches`]: GCM's pre-counter block, the GHASH tag of the
+//!   two-pass path and the constant-time tag comparison, over `clmul_core`'s keyed GHASH state.
+//!
+//! What stays in each `aes-gcm` crate is what depends on its trait generation: the types, the
+//! length limits, and the generic CTR over any block cipher of its `cipher` version.
+//!
+//! Buffers are [`InOutBuf`] (the `inout` 0.2 crate): an input and an output slice of the same
+//! length that are either the same memory or disjoint. aead 0.6 hands it to the 0.11 crate as
+//! is, the 0.10 crate makes one from its `&mut [u8]` (in place), and its invariant is exactly
+//! what the kernels' raw-pointer loops rely on.
+//!
+//! The only `unsafe` code is in the kernel modules (`x86`, `aarch64`), next to the intrinsics.
+#![no_std]
+#![deny(unsafe_code)]
+#![warn(missing_docs)]
+
+#[cfg(all(target_arch = "aarch64", target_endian = "little"))]
+mod aarch64;
+mod fused;
+#[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+mod x86;
+
+pub use fused::{Engine, Fused, TagMismatch};
+pub use inout::{self, InOutBuf};
+
+/// The table of powers of H the kernels read (`clmul_core`'s, not a stable API of that crate).
+mod powers {
+    #[allow(unused_imports)]
+    pub(crate) use clmul_core::__private::{Key, POWERS};
+}
+
+/// `usize` to `u64`, saturating (only matters on a hypothetical >64-bit `usize`, where a
+/// saturated length still exceeds every limit).
+#[inline]
+pub fn to_u64(n: usize) -> u64 {
+    u64::try_from(n).unwrap_or(u64::MAX)
+}
+
+/// A byte length in bits, as GCM's length blocks encode it. Saturating: inputs that reach the
+/// length block are within the AEAD's limits (so the product fits), and a nonce cannot be
+/// 2^61 bytes long.
+#[inline]
+pub fn bits(len: usize) -> u64 {
+    to_u64(len).saturating_mul(8)
+}
+
+/// GCM's length block: `[bits(A)]_64 || [bits(C)]_64`, big-endian.
+#[inline]
+pub fn length_block(aad_len: usize, ct_len: usize) -> [u8; 16] {
+    let mut b = [0u8; 16];
+    b[..8].copy_from_slice(&bits(aad_len).to_be_bytes());
+    b[8..].copy_from_slice(&bits(ct_len).to_be_bytes());
+    b
+}
+
+/// The pre-counter block J0 (NIST SP 800-38D, section 7.1, step 2):
+///
+/// - a 96-bit nonce: `J0 = nonce || 0^31 || 1`;
+/// - any other length: `J0 = GHASH_H(nonce || 0^s || 0^64 || [len(nonce)]_64)`, where the
+///   `0^s` pads the nonce to whole blocks and the length is in bits.
+///
+/// `ghash` is the keyed state (its accumulator is not used).
+pub fn j0(ghash: &clmul_core::Ghash, nonce: &[u8]) -> [u8; 16] {
+    if nonce.len() == 12 {
+        let mut j0 = [0u8; 16];
+        j0[..12].copy_from_slice(nonce);
+        j0[15] = 1;
+        j0
+    } else {
+        let mut acc = [0u8; 16];
+        ghash.update_detached_padded(&mut acc, nonce);
+        ghash.update_detached(&mut acc, &[length_block(0, nonce.len())]);
+        acc
+    }
+}
+
+/// `GHASH_H(A || pad || C || pad || [bits(A)]_64 || [bits(C)]_64) XOR mask`: the full tag, with
+/// `mask = E_K(J0)`. `ghash` is the keyed state (its accumulator is not used); each input goes
+/// to the wide kernel in one call.
+pub fn ghash_tag(
+    ghash: &clmul_core::Ghash,
+    associated_data: &[u8],
+    ciphertext: &[u8],
+    mask: &[u8; 16],
+) -> [u8; 16] {
+    let mut acc = [0u8; 16];
+    for data in [associated_data, ciphertext] {
+        ghash.update_detached_padded(&mut acc, data);
+    }
+    let lengths = length_block(associated_data.len(), ciphertext.len());
+    ghash.update_detached(&mut acc, &[lengths]);
+    for (t, m) in acc.iter_mut().zip(mask) {
+        *t ^= m;
+    }
+    acc
+}
+
+/// Whether the first `tag.len()` bytes of `expected` equal `tag`, in constant time (no
+/// data-dependent branch or early exit; the one branch is on the final verdict). A `tag`
+/// longer than 16 bytes never matches.
+#[inline]
+pub fn tag_matches(expected: &[u8; 16], tag: &[u8]) -> bool {
+    match expected.get(..tag.len()) {
+        Some(prefix) => ct_verdict(prefix, tag),
+        None => false,
+    }
+}
+
+/// Whether `a == b`, compared in constant time, as a public verdict: ctutils' comparison, or
+/// in the MemorySanitizer check's build (`ct_taint`) [`eq_fold`], because MSan counts the
+/// outputs of ctutils' `cmov` assembly as public, which would hide a branch on the comparison
+/// of secrets. The result is declassified for that check (it is returned to the caller).
+#[inline]
+pub(crate) fn ct_verdict(a: &[u8], b: &[u8]) -> bool {
+    let eq = if cfg!(ct_taint) {
+        eq_fold(a, b)
+    } else {
+        ctutils::CtEq::ct_eq(a, b).to_bool()
+    };
+    clmul_core::__private::declassify(eq)
+}
+
+/// `a == b` without a data-dependent branch: the OR of the XOR of every byte pair is zero.
+/// Slices of different lengths are unequal.
+#[inline]
+fn eq_fold(a: &[u8], b: &[u8]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).fold(0u8, |d, (x, y)| d | (x ^ y)) == 0
+}
+
+#[cfg(test)]
+extern crate std;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The checker build's comparison against ctutils' (the shipped one): equal slices, one
+    /// flipped bit at every position, and different lengths.
+    #[test]
+    fn comparison_variants_agree() {
+        let a: [u8; 16] = core::array::from_fn(|i| (i as u8).wrapping_mul(37) ^ 0x5a);
+        for n in 0..=16 {
+            assert!(eq_fold(&a[..n], &a[..n]));
+            assert!(ctutils::CtEq::ct_eq(&a[..n], &a[..n]).to_bool());
+            for bit in 0..8 * n {
+                let mut b = a;
+                b[bit / 8] ^= 1 << (bit % 8);
+                assert!(!eq_fold(&a[..n], &b[..n]));
+                assert!(!ctutils::CtEq::ct_eq(&a[..n], &b[..n]).to_bool());
+            }
+        }
+        assert!(!eq_fold(&a[..4], &a[..5]));
+        assert!(!ctutils::CtEq::ct_eq(&a[..4], &a[..5]).to_bool());
+        assert!(ct_verdict(&a, &a) && !ct_verdict(&a, &a[..15]));
+    }
+
+    #[test]
+    fn tag_prefix_comparison() {
+        let expected = [0x5a; 16];
+        assert!(tag_matches(&expected, &[0x5a; 16]));
+        assert!(tag_matches(&expected, &[0x5a; 4]));
+        assert!(!tag_matches(&expected, &[0x5b; 16]));
+        let mut last = [0x5a; 12];
+        last[11] ^= 1;
+        assert!(!tag_matches(&expected, &last));
+        assert!(!tag_matches(&expected, &[0x5a; 17]));
+    }
+
+    #[test]
+    #[cfg(target_pointer_width = "64")]
+    fn bit_lengths() {
+        let a_max = (1usize << 61) - 1;
+        assert_eq!(bits(a_max), ((1u64 << 61) - 1) * 8);
+        assert_eq!(bits(usize::MAX), u64::MAX);
+        assert_eq!(bits(12), 96);
+        let b = length_block(2, 3);
+        assert_eq!(b[..8], 16u64.to_be_bytes());
+        assert_eq!(b[8..], 24u64.to_be_bytes());
+    }
+}
