@@ -178,7 +178,7 @@ const MIRI_BIG_ENDIAN: &str = "s390x-unknown-linux-gnu";
 /// Enabled at compile time for the Miri run over the x86 kernels: compile-time features make
 /// runtime detection true, and Miri implements these intrinsics (not the aarch64 PMULL one).
 const MIRI_X86_FEATURES: &str = "-C target-feature=+pclmulqdq,+sse2,+ssse3,+avx,+avx2,\
-                                 +vpclmulqdq,+avx512f,+avx512bw,+avx512vl,+aes,+vaes";
+                                 +vpclmulqdq,+avx512f,+avx512bw,+avx512vl,+gfni,+aes,+vaes";
 
 /// The `cfg`s that force the portable backend in every crate of both workspaces.
 const SOFT_CFG: &str = crate::test::SOFT_RUSTFLAGS;

@@ -49,7 +49,7 @@ struct Tail {
 clmul_core::target_tier! {
     detect cpuid = [
         "aes", "pclmulqdq", "sse2", "ssse3", "avx", "avx2",
-        "vaes", "vpclmulqdq", "avx512f", "avx512bw", "avx512vl"
+        "vaes", "vpclmulqdq", "avx512f", "avx512bw", "avx512vl", "gfni"
     ];
 
     #[inline]
