@@ -123,9 +123,15 @@ fn main() -> ExitCode {
 /// Every target this CPU can run: the hash backends, the generic AES-GCM path on each GHASH
 /// backend, and the fused engines.
 fn targets() -> Vec<String> {
-    let mut v: Vec<String> = Backend::available()
-        .map(|b| format!("uhf-{}", b.name()))
-        .collect();
+    let mut v: Vec<String> = Vec::new();
+    for b in Backend::available() {
+        v.push(format!("uhf-{}", b.name()));
+        // GHASH in its own bit order, where the backend has it (dispatch picks it only on
+        // some CPUs; it runs here whenever the CPU can).
+        if clmul_core::Ghash::__with_domain(&[0; 16], b, true).is_some() {
+            v.push(format!("uhf-{}-natural", b.name()));
+        }
+    }
     v.extend(Backend::available().map(|b| format!("gcm-generic-{}", b.name())));
     v.extend(
         Engine::available()
@@ -146,10 +152,17 @@ fn backend_named(name: &str) -> Option<Backend> {
 /// Runs one target; `false` if this CPU cannot run it.
 fn run(target: &str, plan: &Plan) -> bool {
     let mode = if let Some(b) = target.strip_prefix("uhf-") {
+        let (b, natural) = match b.strip_suffix("-natural") {
+            Some(b) => (b, true),
+            None => (b, false),
+        };
         let Some(b) = backend_named(b) else {
             return false;
         };
-        uhf(target, b, plan);
+        if clmul_core::Ghash::__with_domain(&[0; 16], b, natural).is_none() {
+            return false;
+        }
+        uhf(target, b, natural, plan);
         return true;
     } else if let Some(b) = target.strip_prefix("gcm-generic-") {
         match backend_named(b) {
@@ -207,8 +220,10 @@ impl Rng {
 /// padded updates of every partial length, and finalisation, with key and data secret. Each
 /// output must carry the secret marking; it is then declassified and checked against the
 /// portable backend on the same (unmarked) inputs, so a kernel that silently did nothing
-/// would be caught too.
-fn uhf(target: &str, backend: Backend, plan: &Plan) {
+/// would be caught too. GHASH runs in the domain asked for (`natural`: its own bit order;
+/// otherwise byte-reflected POLYVAL), whatever this CPU would prefer; with `natural`, only
+/// GHASH runs (POLYVAL and the `ghash` crate's API have the byte-reflected one).
+fn uhf(target: &str, backend: Backend, natural: bool, plan: &Plan) {
     let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
     let h = rng.block();
     let mut data = vec![[0u8; 16]; 100];
@@ -218,30 +233,30 @@ fn uhf(target: &str, backend: Backend, plan: &Plan) {
     let flat: Vec<u8> = data.iter().flatten().copied().collect();
 
     macro_rules! hasher {
-        ($ty:ty, $name:literal) => {{
+        ($ty:ty, $name:literal, $new:expr) => {{
             // The key alone is secret: the hash of public data must still carry the marking
             // (through the powers of H and every reduction).
             op(target, concat!($name, "-keysetup"), || {
-                let k = h;
-                taint::secret(&k);
-                let mut s = <$ty>::with_backend(&k, backend).expect("available");
+                let mut k = h;
+                taint::secret(&mut k);
+                let mut s: $ty = ($new)(&k).expect("available");
                 s.update(&data[..40]);
-                let out = s.finalize();
+                let mut out = s.finalize();
                 taint::expect_secret(&out);
-                taint::public(&out);
+                taint::public(&mut out);
             });
             for &n in plan.uhf_blocks {
                 let name = format!("{}-update-{n}blocks", $name);
                 op(target, &name, || {
-                    let k = h;
-                    let msg = data[..n].to_vec();
-                    taint::secret(&k);
-                    taint::secret(msg.as_slice());
-                    let mut s = <$ty>::with_backend(&k, backend).expect("available");
+                    let mut k = h;
+                    let mut msg = data[..n].to_vec();
+                    taint::secret(&mut k);
+                    taint::secret(msg.as_mut_slice());
+                    let mut s: $ty = ($new)(&k).expect("available");
                     s.update(&msg);
-                    let out = s.finalize();
+                    let mut out = s.finalize();
                     taint::expect_secret(&out);
-                    taint::public(&out);
+                    taint::public(&mut out);
                     let mut r = <$ty>::with_backend(&h, Backend::Portable).expect("portable");
                     r.update(&data[..n]);
                     assert_eq!(out, r.finalize(), "{target} {name}");
@@ -249,18 +264,18 @@ fn uhf(target: &str, backend: Backend, plan: &Plan) {
             }
             op(target, concat!($name, "-update_padded-0..=80"), || {
                 for len in 0..=80 {
-                    let k = h;
-                    let msg = flat[..len].to_vec();
-                    taint::secret(&k);
-                    taint::secret(msg.as_slice());
-                    let mut s = <$ty>::with_backend(&k, backend).expect("available");
+                    let mut k = h;
+                    let mut msg = flat[..len].to_vec();
+                    taint::secret(&mut k);
+                    taint::secret(msg.as_mut_slice());
+                    let mut s: $ty = ($new)(&k).expect("available");
                     s.update_padded(&msg);
-                    let out = s.finalize();
+                    let mut out = s.finalize();
                     // (The hash of nothing is zero, whatever the key.)
                     if len > 0 {
                         taint::expect_secret(&out);
                     }
-                    taint::public(&out);
+                    taint::public(&mut out);
                     let mut r = <$ty>::with_backend(&h, Backend::Portable).expect("portable");
                     r.update_padded(&flat[..len]);
                     assert_eq!(out, r.finalize(), "{target} update_padded {len}");
@@ -268,23 +283,32 @@ fn uhf(target: &str, backend: Backend, plan: &Plan) {
             });
         }};
     }
-    hasher!(clmul_core::Polyval, "polyval");
-    hasher!(clmul_core::Ghash, "ghash");
+    if !natural {
+        hasher!(clmul_core::Polyval, "polyval", |k: &[u8; 16]| {
+            clmul_core::Polyval::with_backend(k, backend)
+        });
+    }
+    hasher!(clmul_core::Ghash, "ghash", |k: &[u8; 16]| {
+        clmul_core::Ghash::__with_domain(k, backend, natural)
+    });
+    if natural {
+        return;
+    }
 
     // The public `ghash` API on this backend (`UniversalHash::update_padded` / `finalize`).
     op(target, "ghash-crate-update_padded", || {
         for len in [0, 1, 16, 17, 64, 200, 513] {
-            let k = ghash::Key::from(h);
-            let msg = flat.iter().cycle().take(len).copied().collect::<Vec<u8>>();
-            taint::secret(&k);
-            taint::secret(msg.as_slice());
+            let mut k = ghash::Key::from(h);
+            let mut msg = flat.iter().cycle().take(len).copied().collect::<Vec<u8>>();
+            taint::secret(&mut k);
+            taint::secret(msg.as_mut_slice());
             let mut s = ghash::GHash::__with_backend(&k, backend).expect("available");
             s.update_padded(&msg);
-            let out = s.finalize();
+            let mut out = s.finalize();
             if len > 0 {
                 taint::expect_secret(&out);
             }
-            taint::public(&out);
+            taint::public(&mut out);
         }
     });
 }
@@ -341,21 +365,21 @@ where
         AesGcm::<A, U12>::__with_ghash_backend(A::new(&key), Backend::Portable).expect("portable");
 
     op(target, &format!("{cipher}-keysetup"), || {
-        let k = key.clone();
-        taint::secret(k.as_slice());
+        let mut k = key.clone();
+        taint::secret(k.as_mut_slice());
         let g = build::<A, U12>(&k, mode);
         let mut buf = pt_all[..max_pt.min(600)].to_vec();
-        let tag = g
+        let mut tag = g
             .encrypt_inout_detached(&nonce, &aad_all, buf.as_mut_slice().into())
             .expect("encrypt");
         taint::expect_secret(&buf);
         taint::expect_secret(&tag);
-        taint::public(buf.as_slice());
-        taint::public(&tag);
+        taint::public(buf.as_mut_slice());
+        taint::public(&mut tag);
     });
 
-    let k = key.clone();
-    taint::secret(k.as_slice());
+    let mut k = key.clone();
+    taint::secret(k.as_mut_slice());
     let gcm = build::<A, U12>(&k, mode);
 
     for &alen in plan.aad_lens {
@@ -371,16 +395,16 @@ where
             let mut ct = pt.to_vec();
             let mut tag = Tag::<U16>::default();
             op(target, &format!("{cipher}-encrypt-a{alen}-p{plen}"), || {
-                let a = aad.to_vec();
-                taint::secret(ct.as_slice());
-                taint::secret(a.as_slice());
+                let mut a = aad.to_vec();
+                taint::secret(ct.as_mut_slice());
+                taint::secret(a.as_mut_slice());
                 tag = gcm
                     .encrypt_inout_detached(&nonce, &a, ct.as_mut_slice().into())
                     .expect("encrypt");
                 taint::expect_secret(&ct);
                 taint::expect_secret(&tag);
-                taint::public(ct.as_slice());
-                taint::public(&tag);
+                taint::public(ct.as_mut_slice());
+                taint::public(&mut tag);
             });
             assert_eq!((&ct, &tag), (&want, &want_tag), "{target} encrypt");
             decryptions(target, cipher, &gcm, &nonce, aad, pt, &ct, &tag);
@@ -389,12 +413,12 @@ where
 
     // A non-96-bit nonce: J0 comes from GHASH over the nonce.
     op(target, &format!("{cipher}-encrypt-nonce16"), || {
-        let k = key.clone();
-        taint::secret(k.as_slice());
+        let mut k = key.clone();
+        taint::secret(k.as_mut_slice());
         let g = build::<A, U16>(&k, mode);
         let mut buf = pt_all[..100.min(max_pt)].to_vec();
-        taint::secret(buf.as_slice());
-        let t = g
+        taint::secret(buf.as_mut_slice());
+        let mut t = g
             .encrypt_inout_detached(
                 &Nonce::<U16>::from([7u8; 16]),
                 &[],
@@ -403,8 +427,8 @@ where
             .expect("encrypt");
         taint::expect_secret(&t);
         taint::expect_secret(&buf);
-        taint::public(&t);
-        taint::public(buf.as_slice());
+        taint::public(&mut t);
+        taint::public(buf.as_mut_slice());
     });
 }
 
@@ -450,10 +474,10 @@ fn decryptions<A>(
         let mut ok = false;
         let expect_ok = !bad_ct && !bad_tag;
         op(target, &format!("{cipher}-{name}-a{alen}-p{plen}"), || {
-            let a = aad.to_vec();
-            taint::secret(c.as_slice());
-            taint::secret(a.as_slice());
-            taint::secret(&t);
+            let mut a = aad.to_vec();
+            taint::secret(c.as_mut_slice());
+            taint::secret(a.as_mut_slice());
+            taint::secret(&mut t);
             let r = if in_place {
                 gcm.decrypt_inout_detached(nonce, &a, c.as_mut_slice().into(), &t)
             } else {
@@ -463,15 +487,15 @@ fn decryptions<A>(
             // The verdict is public: the caller gets it (the library declassifies it for MSan;
             // under Valgrind its branch is allowed by ct/verdict.supp).
             ok = r.is_ok();
-            taint::public(&ok);
+            taint::public(&mut ok);
             // The plaintext, or the ciphertext put back; an out-of-place output that a
             // refused decryption did not write holds public zeros.
             taint::expect_secret(&c);
             if !in_place && expect_ok {
                 taint::expect_secret(&out);
             }
-            taint::public(c.as_slice());
-            taint::public(out.as_slice());
+            taint::public(c.as_mut_slice());
+            taint::public(out.as_mut_slice());
         });
         assert_eq!(ok, expect_ok, "{target} {name} a{alen} p{plen}");
         let got = if in_place { &c } else { &out };

@@ -21,18 +21,18 @@ unsafe extern "C" {
 }
 
 /// Marks the bytes of `value` secret.
-pub fn secret<T: ?Sized>(value: &T) {
+pub fn secret<T: ?Sized>(value: &mut T) {
     let len = core::mem::size_of_val(value);
     // SAFETY: the runtime is linked (see the module docs); it only writes the shadow of the
     // `len` bytes of the live `value`.
-    unsafe { __msan_allocated_memory(core::ptr::from_ref(value).cast(), len) }
+    unsafe { __msan_allocated_memory(core::ptr::from_mut(value).cast(), len) }
 }
 
 /// Marks the bytes of `value` public.
-pub fn public<T: ?Sized>(value: &T) {
+pub fn public<T: ?Sized>(value: &mut T) {
     let len = core::mem::size_of_val(value);
     // SAFETY: as in `secret`.
-    unsafe { __msan_unpoison(core::ptr::from_ref(value).cast(), len) }
+    unsafe { __msan_unpoison(core::ptr::from_mut(value).cast(), len) }
 }
 
 /// How many bytes of `bytes` carry no secret marking.

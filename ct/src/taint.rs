@@ -12,13 +12,15 @@ use crate::vg as imp;
 /// The checker's name, as `cargo xtask ct` prints it.
 pub const CHECKER: &str = if cfg!(ct_taint) { "msan" } else { "valgrind" };
 
-/// Marks the bytes of `value` secret.
-pub fn secret<T: ?Sized>(value: &T) {
+/// Marks the bytes of `value` secret. (`&mut`: through a shared reference the compiler may
+/// assume the bytes unchanged and keep using a copy it holds in a register, with the old
+/// marking; the same for [`public`].)
+pub fn secret<T: ?Sized>(value: &mut T) {
     imp::secret(value);
 }
 
 /// Marks the bytes of `value` public.
-pub fn public<T: ?Sized>(value: &T) {
+pub fn public<T: ?Sized>(value: &mut T) {
     imp::public(value);
 }
 

@@ -55,23 +55,23 @@ pub fn error_count() -> usize {
 
 /// Marks the bytes of `value` secret: memcheck reports any branch, memory address or system
 /// call argument computed from them.
-pub fn secret<T: ?Sized>(value: &T) {
+pub fn secret<T: ?Sized>(value: &mut T) {
     let len = core::mem::size_of_val(value);
     request(
         0,
         MAKE_MEM_UNDEFINED,
-        core::ptr::from_ref(value).cast::<u8>() as usize,
+        core::ptr::from_mut(value).cast::<u8>() as usize,
         len,
     );
 }
 
 /// Marks the bytes of `value` public (the output of an operation whose result is public).
-pub fn public<T: ?Sized>(value: &T) {
+pub fn public<T: ?Sized>(value: &mut T) {
     let len = core::mem::size_of_val(value);
     request(
         0,
         MAKE_MEM_DEFINED,
-        core::ptr::from_ref(value).cast::<u8>() as usize,
+        core::ptr::from_mut(value).cast::<u8>() as usize,
         len,
     );
 }
