@@ -178,7 +178,7 @@ const MIRI_BIG_ENDIAN: &str = "s390x-unknown-linux-gnu";
 /// Enabled at compile time for the Miri run over the x86 kernels: compile-time features make
 /// runtime detection true, and Miri implements these intrinsics (not the aarch64 PMULL one).
 const MIRI_X86_FEATURES: &str = "-C target-feature=+pclmulqdq,+sse2,+ssse3,+avx,+avx2,\
-                                 +vpclmulqdq,+avx512f,+avx512bw,+avx512vl,+aes,+vaes";
+                                 +vpclmulqdq,+avx512f,+avx512bw,+avx512vl,+gfni,+aes,+vaes";
 
 /// The `cfg`s that force the portable backend in every crate of both workspaces.
 const SOFT_CFG: &str = crate::test::SOFT_RUSTFLAGS;
@@ -575,27 +575,14 @@ fn install(missing: &BTreeSet<Missing>, opts: &Options) -> bool {
         })
         .collect();
     if !packages.is_empty() {
-        let apt = |args: &[&str]| {
-            let mut cmd = if proc::is_root() {
-                Command::new("apt-get")
-            } else {
-                let mut sudo = Command::new("sudo");
-                sudo.args(["env", "DEBIAN_FRONTEND=noninteractive", "apt-get"]);
-                sudo
-            };
-            cmd.env("DEBIAN_FRONTEND", "noninteractive").args(args);
-            proc::run_plain(&mut cmd)
-        };
         if proc::which("apt-get").is_none() {
             eprintln!(
                 "error: --install needs apt-get (Debian/Ubuntu); install by hand: {packages:?}"
             );
             ok = false;
         } else {
-            ok &= apt(&["update", "-q"]);
-            let mut args = vec!["install", "-y", "-q", "--no-install-recommends"];
-            args.extend(&packages);
-            ok &= apt(&args);
+            let packages: Vec<&str> = packages.into_iter().collect();
+            ok &= crate::tools::apt_install(&packages);
         }
     }
     let targets: Vec<&str> = missing

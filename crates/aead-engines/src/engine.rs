@@ -99,14 +99,14 @@ impl<'a> Message<'a> {
     unsafe fn crypt<L: Lanes, C: Counter, D: Domain, const N: usize, const KARATSUBA: bool>(
         &self,
         ks: &AesKeys<L>,
-        ctr0: &[u8; 16],
+        ctr: (&[u8; 16], u32),
         lengths: &[u8; 16],
     ) -> [u8; 16] {
         let m = self;
         // SAFETY: forwarded from the caller.
         unsafe {
             kernel::crypt::<L, C, D, N, KARATSUBA>(
-                ks, m.tbl, ctr0, m.aad, m.inp, m.out, m.len, m.hashing, lengths,
+                ks, m.tbl, ctr, m.aad, m.inp, m.out, m.len, m.hashing, lengths,
             )
         }
     }
@@ -125,21 +125,18 @@ impl Job for Gcm<'_> {
 
     #[inline(always)]
     unsafe fn run<L: Lanes, const N: usize, const KARATSUBA: bool>(self) -> [u8; 16] {
-        let j0 = self.j0;
-        let c = u32::from_be_bytes([j0[12], j0[13], j0[14], j0[15]]).wrapping_add(1);
-        let mut ctr0 = *j0;
-        ctr0[12..].copy_from_slice(&c.to_be_bytes());
         let lengths = crate::length_block(self.msg.aad.len(), self.msg.len);
         // SAFETY: the features and the buffers are the caller's obligations.
         unsafe {
             let ks = AesKeys::<L>::new(self.msg.rk);
+            // The text's keystream starts at inc32(J0).
             let s = self
                 .msg
-                .crypt::<L, Inc32, Ghash, N, KARATSUBA>(&ks, &ctr0, &lengths);
+                .crypt::<L, Inc32, Ghash, N, KARATSUBA>(&ks, (self.j0, 1), &lengths);
             if self.msg.hashing == Hashing::Off {
                 return s;
             }
-            mask(s, &ks.encrypt_block(j0))
+            mask(s, &ks.encrypt_block(self.j0))
         }
     }
 }
@@ -215,7 +212,7 @@ impl<C: Counter, D: Domain> Job for Crypt<'_, C, D> {
         unsafe {
             let ks = AesKeys::<L>::new(self.msg.rk);
             self.msg
-                .crypt::<L, C, D, N, KARATSUBA>(&ks, self.ctr0, self.lengths)
+                .crypt::<L, C, D, N, KARATSUBA>(&ks, (self.ctr0, 0), self.lengths)
         }
     }
 }
@@ -256,9 +253,7 @@ pub(crate) fn encrypt_block<I: Isa>(isa: I, rk: &RoundKeys, block: &[u8; 16]) ->
 pub(crate) fn checked_schedule<I: Isa>(isa: I, aes_key: &[u8], h: &[u8; 16]) -> Option<RoundKeys> {
     let rk = isa.expand(aes_key)?;
     let e0 = encrypt_block(isa, &rk, &[0; 16]);
-    ctutils::CtEq::ct_eq(&e0[..], &h[..])
-        .to_bool()
-        .then_some(rk)
+    crate::ct_verdict(&e0, h).then_some(rk)
 }
 
 /// Encrypts `buffer` with the keystream from `inc32(J0)`; returns the full tag.

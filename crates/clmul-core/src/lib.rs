@@ -10,33 +10,54 @@
 //! - [`Backend`]: which implementation runs. It is detected once, when a key is set up, stored
 //!   in the keyed state, and matched on in the hot path; every backend the CPU supports can also
 //!   be chosen explicitly ([`Backend::available`]) so tests, benches and fuzzers run them all.
-//! - [`Polyval`] and [`Ghash`]: keyed hash states that process whole slices in the backend's own
-//!   wide loop, with precomputed powers of H and one reduction per stride (aggregated
-//!   reduction).
+//! - [`Polyval`] and [`Ghash`]: keyed hash states (288 bytes) that process whole slices in the
+//!   backend's own wide loop, against powers of H with one reduction per stride (aggregated
+//!   reduction). A state keeps only the powers its messages have needed so far (H^1..H^4 from
+//!   key setup on the SIMD backends, up to H^16 after long messages); the 512-bit backend
+//!   computes H^17..H^32 in registers for an input of 256 blocks or more. Creating, cloning
+//!   and moving a state per message therefore costs what a short message needs (see the
+//!   `state` and `powers` modules).
 //!
 //! # Backends and selection
 //!
-//! | backend | target | features checked at run time (and enabled in the kernel) | stride |
+//! | backend | target | features checked at run time (and enabled in the kernel) | widest stride |
 //! |---|---|---|---|
-//! | `Portable` | all | none | 4 blocks |
+//! | `Portable` | all | none | 4 blocks (from 32-block inputs; Horner's rule below) |
 //! | `Pclmul` | x86, x86_64 | `pclmulqdq`, `sse2`, `ssse3` | 8 blocks |
 //! | `Avx2` | x86_64 | `pclmulqdq`, `sse2`, `ssse3`, `avx`, `avx2`, `vpclmulqdq` (with the AVX state only, see `x86::ymm`) | 16 blocks (8 ymm) |
-//! | `Avx512` | x86_64 | `vpclmulqdq`, `pclmulqdq`, `avx`, `avx2`, `avx512f`, `avx512bw`, `avx512vl` | 32 blocks (8 zmm) |
+//! | `Avx512` | x86_64 | `vpclmulqdq`, `pclmulqdq`, `avx`, `avx2`, `avx512f`, `avx512bw`, `avx512vl`, `gfni` | 32 blocks (8 zmm) |
 //! | `Pmull` | aarch64 | `aes` (PMULL; implies `neon`) | 8 blocks |
+//!
+//! Inputs of up to four blocks run on 128-bit multiplies on every SIMD backend (their latency
+//! is shorter).
 //!
 //! [`Backend::detect`] picks the first available from the bottom of that table up. Each
 //! kernel's `#[target_feature]` list and its detection are generated from one list by the
-//! `target_tier!` macro, so they cannot drift apart. The consumers (`polyval`, `ghash`)
-//! honour `--cfg polyval_backend="soft"` to force the portable backend for a whole build.
+//! `target_tier!` macro, so they cannot drift apart. `--cfg polyval_backend="soft"` makes
+//! [`Backend::detect`] return the portable backend for a whole build.
 //!
 //! # Constant time
 //!
 //! No backend branches on or indexes memory by key or data: the portable multiply is integer
 //! multiplies and masks, the SIMD ones use carry-less multiply instructions, which are constant
-//! time on the CPUs that have them. Branches depend only on lengths.
+//! time on the CPUs that have them. Branches depend only on lengths. The repository's
+//! `cargo xtask ct` checks every backend with Valgrind, MemorySanitizer (the `ct_taint` build)
+//! and rules on the release binary's disassembly.
 #![no_std]
 #![cfg_attr(docsrs, feature(doc_cfg))]
+#![cfg_attr(ct_taint, feature(cfg_sanitize))]
 #![warn(missing_docs)]
+
+// `--cfg ct_taint` is the build that `cargo xtask ct` checks with MemorySanitizer (nightly);
+// `taint::declassify` calls into the MSan runtime, which only that sanitizer links.
+// (In a module of its own: the gated `sanitize` cfg is then only read in that build.)
+#[cfg(ct_taint)]
+mod needs_msan {
+    #[cfg(not(sanitize = "memory"))]
+    compile_error!(
+        "`--cfg ct_taint` is the MemorySanitizer check's build: add `-Zsanitizer=memory`"
+    );
+}
 
 pub mod soft;
 
@@ -44,6 +65,7 @@ mod backend;
 mod portable;
 mod powers;
 mod state;
+mod taint;
 
 #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
 mod x86;
@@ -66,6 +88,7 @@ pub mod __private {
     pub use crate::aarch64::pmull;
     pub use crate::powers::{Key, POWERS, SMALL, Small};
     pub use crate::state::for_padded_blocks;
+    pub use crate::taint::declassify;
     #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
     pub use crate::x86::pclmul;
     #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]

@@ -75,7 +75,9 @@ fn pad_block(rest: &[u8]) -> [u8; 16] {
 /// GHASH runs as byte-reflected POLYVAL (RFC 8452, Appendix A): the key is
 /// `mulX_POLYVAL(ByteReverse(H))`, each block is read big-endian instead of little-endian (a free
 /// reinterpretation on the portable path, one byte shuffle in registers on the SIMD paths), and
-/// the result is written big-endian.
+/// the result is written big-endian. On the 512-bit backend on Intel's cores it runs in GHASH's
+/// own bit order instead (see `x86::is_intel` and the `avx512` backend's
+/// `GHASH_NATURAL`); the output is the same.
 ///
 /// The state has no implicit padding (checked below): every byte is a field written at
 /// construction, so a move never carries stale, possibly key-derived stack bytes along in
@@ -89,13 +91,19 @@ pub struct Hasher<const GHASH: bool> {
     len: u8,
     /// Only ever set to a backend whose `is_available()` returned true.
     backend: Backend,
+    /// GHASH in its own bit order on the 512-bit backend (see [`Self::natural`]).
+    natural: bool,
     /// Explicit padding to the 16-byte alignment, always zero.
-    _pad: [u8; 14],
+    _pad: [u8; PAD],
 }
+
+/// The explicit padding after the one-byte fields (`Backend` is one byte, or none on targets
+/// where the portable backend is its only variant).
+const PAD: usize = 14 - core::mem::size_of::<Backend>();
 
 const _: () = assert!(
     core::mem::size_of::<Hasher<false>>()
-        == core::mem::size_of::<Small>() + 16 + 1 + core::mem::size_of::<Backend>() + 14
+        == core::mem::size_of::<Small>() + 16 + 2 + core::mem::size_of::<Backend>() + PAD
 );
 
 /// A keyed POLYVAL state.
@@ -128,8 +136,37 @@ impl<const GHASH: bool> Hasher<GHASH> {
 
     /// Not inlined: built in the callee, the state is written straight into the caller's
     /// slot (its return place), where an inlined build went through a temporary and a copy.
+    ///
+    /// A GHASH state on the 512-bit backend runs in GHASH's natural bit order on Intel's
+    /// cores (see `x86::is_intel`), byte-reflected elsewhere.
     #[inline(never)]
     fn build(h: &[u8; 16], backend: Backend) -> Self {
+        #[cfg(target_arch = "x86_64")]
+        let natural = GHASH && backend == Backend::Avx512 && crate::x86::is_intel();
+        #[cfg(not(target_arch = "x86_64"))]
+        let natural = false;
+        Self::build_in(h, backend, natural)
+    }
+
+    /// A GHASH state on the 512-bit backend in the given domain (natural bit order or
+    /// byte-reflected), whatever this CPU prefers: for our tests, benches and fuzzers, so
+    /// that both run here. `None` if this CPU lacks the backend, for POLYVAL, or for another
+    /// backend with `natural`. Not a stable API.
+    #[doc(hidden)]
+    pub fn __with_domain(h: &[u8; 16], backend: Backend, natural: bool) -> Option<Self> {
+        #[cfg(target_arch = "x86_64")]
+        let ok = !natural || (GHASH && backend == Backend::Avx512);
+        #[cfg(not(target_arch = "x86_64"))]
+        let ok = !natural;
+        (ok && backend.is_available()).then(|| Self::build_in(h, backend, natural))
+    }
+
+    #[inline(always)]
+    fn build_in(h: &[u8; 16], backend: Backend, natural: bool) -> Self {
+        // In GHASH's natural bit order the kept powers are GHASH's polynomials: H read
+        // big-endian and bit-reversed.
+        #[cfg(target_arch = "x86_64")]
+        let ghash_natural = u128::from_be_bytes(*h).reverse_bits();
         let h = Self::domain_h(h);
         // One struct expression per backend, each with the kernel's table returned straight
         // into its field (a `match` producing the table first would copy it into place).
@@ -140,7 +177,8 @@ impl<const GHASH: bool> Hasher<GHASH> {
                     acc: 0,
                     len: $len,
                     backend,
-                    _pad: [0; 14],
+                    natural,
+                    _pad: [0; PAD],
                 }
             };
         }
@@ -149,6 +187,12 @@ impl<const GHASH: bool> Hasher<GHASH> {
             // SAFETY: `backend` is only passed here after `is_available()` confirmed the CPU
             // has every feature this kernel is compiled with.
             Backend::Pclmul => state!(unsafe { crate::x86::pclmul::keyed(h) }, 4),
+            #[cfg(target_arch = "x86_64")]
+            Backend::Avx512 if natural => state!(
+                // SAFETY: as above, detection of the AVX-512 tier's features succeeded.
+                unsafe { crate::x86::avx512::keyed_ghash(ghash_natural) },
+                4
+            ),
             #[cfg(target_arch = "x86_64")]
             // SAFETY: as above; the AVX-512 tier's feature list includes every feature of the
             // AVX2 tier (`pclmulqdq`, `sse2`, `ssse3`, `avx`, `avx2`, `vpclmulqdq`).
@@ -175,6 +219,7 @@ impl<const GHASH: bool> Hasher<GHASH> {
         let mut acc = self.acc;
         kernel::<GHASH>(
             self.backend,
+            self.natural,
             &mut self.small,
             &mut self.len,
             &mut acc,
@@ -184,17 +229,26 @@ impl<const GHASH: bool> Hasher<GHASH> {
     }
 
     /// Computes every power of H the state keeps (H^1..H^16 on the 256- and 512-bit
-    /// backends, H^1..H^8 on the 128-bit ones, H^1..H^4 on the portable one) now, instead of on first use: for a key that hashes many messages through
-    /// clones or [`Self::update_detached`].
+    /// backends, H^1..H^8 on the 128-bit ones, H^1..H^4 on the portable one) now, instead of
+    /// on first use: for a key that hashes many messages through clones or
+    /// [`Self::update_detached`].
     pub fn precompute(&mut self) {
-        grow(self.backend, &mut self.small, &mut self.len);
+        grow::<GHASH>(self.backend, self.natural, &mut self.small, &mut self.len);
     }
 
     /// The full table of [`crate::POWERS`] powers for the fused AES-GCM kernels, computed with
     /// this state's backend. Not a stable API.
     #[doc(hidden)]
     pub fn __full_key(&self) -> crate::powers::Key {
-        full_key(self.backend, self.small.get(1))
+        let h = self.small.get(1);
+        // The table is in POLYVAL's domain; a GHASH state on the 512-bit backend keeps GHASH's
+        // natural-order H (see `build`).
+        let h = if self.natural {
+            soft::mulx(h.reverse_bits())
+        } else {
+            h
+        };
+        full_key(self.backend, h)
     }
 
     /// Absorbs `blocks` into an accumulator kept outside the state (`acc` as
@@ -202,22 +256,51 @@ impl<const GHASH: bool> Hasher<GHASH> {
     /// serve many messages through `&self`. Uses the powers kept so far (all of them after
     /// [`Self::precompute`]).
     pub fn update_detached(&self, acc: &mut [u8; 16], blocks: &[[u8; 16]]) {
-        let mut a = if GHASH {
-            u128::from_be_bytes(*acc)
-        } else {
-            u128::from_le_bytes(*acc)
-        };
+        let mut a = self.acc_of_bytes(acc);
         if !blocks.is_empty() {
             // A copy of the kept powers: whatever the kernel computes beyond them is used for
             // this call only.
             let (mut small, mut len) = (self.small, self.len);
-            kernel::<GHASH>(self.backend, &mut small, &mut len, &mut a, blocks);
+            kernel::<GHASH>(
+                self.backend,
+                self.natural,
+                &mut small,
+                &mut len,
+                &mut a,
+                blocks,
+            );
         }
-        *acc = if GHASH {
-            a.to_be_bytes()
-        } else {
+        *acc = self.bytes_of_acc(a);
+    }
+
+    /// Whether this state runs GHASH in its own, natural bit order (the 512-bit backend on
+    /// Intel's cores): its kept powers are then GHASH's polynomials (whose full bit reversal
+    /// is what the byte-reflected POLYVAL domain holds), and its accumulator is the hash as
+    /// `finalize` gives it, read little-endian (the kernel reverses the bits of each byte on
+    /// the way in and out).
+    #[inline]
+    fn natural(&self) -> bool {
+        self.natural
+    }
+
+    /// An accumulator as [`Self::finalize`] gives it.
+    #[inline]
+    fn bytes_of_acc(&self, a: u128) -> [u8; 16] {
+        if !GHASH || self.natural() {
             a.to_le_bytes()
-        };
+        } else {
+            a.to_be_bytes()
+        }
+    }
+
+    /// An accumulator from [`Self::set_state`]'s form.
+    #[inline]
+    fn acc_of_bytes(&self, b: &[u8; 16]) -> u128 {
+        if !GHASH || self.natural() {
+            u128::from_le_bytes(*b)
+        } else {
+            u128::from_be_bytes(*b)
+        }
     }
 
     /// Absorbs `data`, zero-padding a final partial block.
@@ -235,11 +318,7 @@ impl<const GHASH: bool> Hasher<GHASH> {
     /// The hash of everything absorbed so far.
     #[inline]
     pub fn finalize(&self) -> [u8; 16] {
-        if GHASH {
-            self.acc.to_be_bytes()
-        } else {
-            self.acc.to_le_bytes()
-        }
+        self.bytes_of_acc(self.acc)
     }
 
     /// Clears the accumulator, keeping the key.
@@ -251,16 +330,14 @@ impl<const GHASH: bool> Hasher<GHASH> {
     /// Sets the accumulator to `block` (as `finalize` would return it).
     #[inline]
     pub fn set_state(&mut self, block: &[u8; 16]) {
-        self.acc = if GHASH {
-            u128::from_be_bytes(*block)
-        } else {
-            u128::from_le_bytes(*block)
-        };
+        self.acc = self.acc_of_bytes(block);
     }
 }
 
-/// Extends the kept powers as far as `backend` keeps them.
-fn grow(backend: Backend, small: &mut Small, len: &mut u8) {
+/// Extends the kept powers as far as `backend` keeps them (in GHASH's natural bit order if
+/// `natural`).
+fn grow<const GHASH: bool>(backend: Backend, natural: bool, small: &mut Small, len: &mut u8) {
+    let _ = natural;
     match backend {
         #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
         // SAFETY: as in `powers4`.
@@ -270,7 +347,14 @@ fn grow(backend: Backend, small: &mut Small, len: &mut u8) {
         Backend::Avx2 => unsafe { crate::x86::avx2::grow(small, len) },
         #[cfg(target_arch = "x86_64")]
         // SAFETY: as in `powers4`.
-        Backend::Avx512 => unsafe { crate::x86::avx512::grow(small, len) },
+        Backend::Avx512 => unsafe {
+            use crate::x86::avx512::{GHASH_NATURAL, GHASH_REFLECTED, POLYVAL, grow};
+            match (GHASH, natural) {
+                (_, true) => grow::<GHASH_NATURAL>(small, len),
+                (true, false) => grow::<GHASH_REFLECTED>(small, len),
+                (false, false) => grow::<POLYVAL>(small, len),
+            }
+        },
         #[cfg(target_arch = "aarch64")]
         // SAFETY: as in `powers4`.
         Backend::Pmull => unsafe { crate::aarch64::pmull::grow(small, len) },
@@ -300,16 +384,19 @@ fn full_key(backend: Backend, h: u128) -> crate::powers::Key {
     key
 }
 
-/// Runs the backend's kernel over `blocks` with the kept powers H^1..H^len; the kernel may
-/// compute more of them (up to H^8) and keep them in `small`, raising `len`.
+/// Runs the backend's kernel over `blocks` with the kept powers H^1..H^len (in GHASH's natural
+/// bit order if `natural`); the kernel may compute more of them (up to H^16) and keep them in
+/// `small`, raising `len`.
 #[inline]
 fn kernel<const GHASH: bool>(
     backend: Backend,
+    natural: bool,
     small: &mut Small,
     len: &mut u8,
     acc: &mut u128,
     blocks: &[[u8; 16]],
 ) {
+    let _ = natural;
     match backend {
         Backend::Portable => crate::portable::update::<GHASH>(small, len, acc, blocks),
         #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
@@ -326,7 +413,12 @@ fn kernel<const GHASH: bool>(
         #[cfg(target_arch = "x86_64")]
         // SAFETY: as above, detection of the AVX-512 tier's features succeeded.
         Backend::Avx512 => unsafe {
-            crate::x86::avx512::update_small::<GHASH>(small, len, acc, blocks)
+            use crate::x86::avx512::{GHASH_NATURAL, GHASH_REFLECTED, POLYVAL, update_small};
+            match (GHASH, natural) {
+                (_, true) => update_small::<GHASH_NATURAL>(small, len, acc, blocks),
+                (true, false) => update_small::<GHASH_REFLECTED>(small, len, acc, blocks),
+                (false, false) => update_small::<POLYVAL>(small, len, acc, blocks),
+            }
         },
         #[cfg(target_arch = "aarch64")]
         // SAFETY: as above, detection of the PMULL tier's features succeeded.

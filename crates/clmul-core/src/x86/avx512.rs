@@ -46,10 +46,24 @@ pub(crate) const STRIDE: usize = 32;
 /// strides of 16 and two fewer multiplies per call).
 pub(crate) const WIDE_FROM: usize = 256;
 
+/// The GF2P8AFFINEQB matrix that reverses the bits of each byte (row `i` picks bit `7 - i`).
+const BITREV_MATRIX: u64 = 0x8040_2010_0804_0201;
+
+/// A keyed state's domain (the `D` of [`update_small`]): POLYVAL, blocks as they are and
+/// Montgomery reduction.
+pub const POLYVAL: u8 = 0;
+/// GHASH as byte-reflected POLYVAL (RFC 8452, Appendix A): blocks byte-reversed (`vpshufb`),
+/// POLYVAL's reduction. What every other backend runs.
+pub const GHASH_REFLECTED: u8 = 1;
+/// GHASH in its own bit order: each byte's bits reversed (GF2P8AFFINEQB, which Intel's cores
+/// run on port 0 while `vpshufb` competes with `vpclmulqdq` for port 5), reduction modulo
+/// `x^128 + x^7 + x^2 + x + 1`.
+pub const GHASH_NATURAL: u8 = 2;
+
 crate::target_tier! {
     detect cpuid = [
         "pclmulqdq", "sse2", "ssse3", "avx", "avx2",
-        "vpclmulqdq", "avx512f", "avx512bw", "avx512vl"
+        "vpclmulqdq", "avx512f", "avx512bw", "avx512vl", "gfni"
     ];
 
     /// The byte-reversal shuffle, in every lane.
@@ -95,15 +109,22 @@ crate::target_tier! {
         _mm512_shuffle_epi32::<0x4e>(v)
     }
 
-    /// Three-way XOR.
+    /// Three-way XOR: one `vpternlogq`, or [`xor3_two`] under Miri (which does not implement
+    /// it) and in the MemorySanitizer check's build (`ct_taint`: MSan checks `vpternlogq`'s
+    /// operands strictly and would report, then drop, their secret marking).
     #[inline]
     pub fn xor3(a: __m512i, b: __m512i, c: __m512i) -> __m512i {
-        // Miri does not implement `vpternlogq`; two XORs compute the same.
-        if cfg!(miri) {
-            _mm512_xor_si512(a, _mm512_xor_si512(b, c))
+        if cfg!(any(miri, ct_taint)) {
+            xor3_two(a, b, c)
         } else {
             _mm512_ternarylogic_epi64::<0x96>(a, b, c)
         }
+    }
+
+    /// `a ^ b ^ c` as two XORs: the same value as [`xor3`]'s `vpternlogq`.
+    #[inline]
+    pub fn xor3_two(a: __m512i, b: __m512i, c: __m512i) -> __m512i {
+        _mm512_xor_si512(a, _mm512_xor_si512(b, c))
     }
 
     /// Lane-parallel Karatsuba fix-up and Montgomery reduction.
@@ -180,12 +201,122 @@ crate::target_tier! {
         pclmul::store_u128(acc, y);
     }
 
-    /// `x * h` for every lane (`hx` the middles of `h`), reduced.
+    /// Each byte's bits reversed, in every lane (GF2P8AFFINEQB with the bit-reversal matrix):
+    /// a GHASH block read this way is GHASH's polynomial in natural bit order (bit `k` of the
+    /// little-endian lane is the coefficient of `x^k`), so GHASH needs no byte shuffle.
     #[inline]
-    fn mul_pow(x: __m512i, h: __m512i, hx: __m512i) -> __m512i {
+    pub fn bitrev_bytes512(v: __m512i) -> __m512i {
+        #[cfg(miri)]
+        {
+            // Miri does not implement GF2P8AFFINEQB: the same by two nibble lookups.
+            let t = _mm512_broadcast_i32x4(nibble_rev());
+            let lo = _mm512_and_si512(v, _mm512_set1_epi8(0x0f));
+            let hi = _mm512_and_si512(_mm512_srli_epi16::<4>(v), _mm512_set1_epi8(0x0f));
+            _mm512_or_si512(_mm512_slli_epi16::<4>(_mm512_shuffle_epi8(t, lo)), _mm512_shuffle_epi8(t, hi))
+        }
+        #[cfg(not(miri))]
+        {
+            _mm512_gf2p8affine_epi64_epi8::<0>(v, _mm512_set1_epi64(BITREV_MATRIX as i64))
+        }
+    }
+
+    /// [`bitrev_bytes512`] on one block.
+    #[inline]
+    pub fn bitrev_bytes(v: __m128i) -> __m128i {
+        #[cfg(miri)]
+        {
+            let t = nibble_rev();
+            let lo = _mm_and_si128(v, _mm_set1_epi8(0x0f));
+            let hi = _mm_and_si128(_mm_srli_epi16::<4>(v), _mm_set1_epi8(0x0f));
+            _mm_or_si128(_mm_slli_epi16::<4>(_mm_shuffle_epi8(t, lo)), _mm_shuffle_epi8(t, hi))
+        }
+        #[cfg(not(miri))]
+        {
+            _mm_gf2p8affine_epi64_epi8::<0>(v, _mm_set1_epi64x(BITREV_MATRIX as i64))
+        }
+    }
+
+    /// Bit-reversed nibbles (`t[n] = reverse4(n)`), for the Miri fallback of the bit reversal.
+    #[cfg(miri)]
+    #[inline]
+    fn nibble_rev() -> __m128i {
+        _mm_setr_epi8(0, 8, 4, 12, 2, 10, 6, 14, 1, 9, 5, 13, 3, 11, 7, 15)
+    }
+
+    /// Loads 4 blocks in the keyed state's domain `D`.
+    #[inline]
+    fn load4d<const D: u8>(p: *const [u8; 16]) -> __m512i {
+        to_domain512::<D>(load4::<false>(p))
+    }
+
+    /// Blocks as loaded to domain `D`: as they are ([`POLYVAL`]), byte-reversed
+    /// ([`GHASH_REFLECTED`]), or with each byte's bits reversed ([`GHASH_NATURAL`]).
+    #[inline]
+    fn to_domain512<const D: u8>(v: __m512i) -> __m512i {
+        match D {
+            GHASH_REFLECTED => _mm512_shuffle_epi8(v, bswap_mask512()),
+            GHASH_NATURAL => bitrev_bytes512(v),
+            _ => v,
+        }
+    }
+
+    /// [`load_partial`] in the keyed state's domain.
+    #[inline]
+    fn load_partial_d<const D: u8>(blocks: &[[u8; 16]]) -> __m512i {
+        to_domain512::<D>(load_partial::<false>(blocks))
+    }
+
+    /// Lane-parallel Karatsuba fix-up and reduction in the keyed state's domain: POLYVAL's
+    /// Montgomery reduction ([`reduce512`]), or for GHASH in natural order the reduction modulo
+    /// `x^128 + x^7 + x^2 + x + 1`: with the 256-bit product as words `A3:A2:A1:A0`,
+    /// `A3 * x^192 = A3 * (x^7 + x^2 + x + 1) * x^64` folds the top word (a 71-bit product) onto
+    /// `A2:A1`, then `A2 * x^128 = A2 * (x^7 + x^2 + x + 1)` folds the next one onto `A1:A0`.
+    #[inline]
+    fn reduce512d<const D: u8>(lo: __m512i, mid: __m512i, hi: __m512i) -> __m512i {
+        if D != GHASH_NATURAL {
+            return reduce512(lo, mid, hi);
+        }
+        let mid = xor3(mid, lo, hi);
+        let lo = _mm512_xor_si512(lo, _mm512_bslli_epi128::<8>(mid));
+        let hi = _mm512_xor_si512(hi, _mm512_bsrli_epi128::<8>(mid));
+        let r = _mm512_set1_epi64(0x87);
+        let b = _mm512_clmulepi64_epi128::<0x01>(hi, r);
+        let lo = _mm512_xor_si512(lo, _mm512_bslli_epi128::<8>(b));
+        let hi = _mm512_xor_si512(hi, _mm512_bsrli_epi128::<8>(b));
+        _mm512_xor_si512(lo, _mm512_clmulepi64_epi128::<0x00>(hi, r))
+    }
+
+    /// [`reduce512d`] on one block: `pclmul::reduce` for POLYVAL, the natural-order GHASH
+    /// reduction otherwise.
+    #[inline]
+    fn reduce_d<const D: u8>(acc: pclmul::Acc) -> __m128i {
+        if D != GHASH_NATURAL {
+            return pclmul::reduce(acc);
+        }
+        let mid = _mm_xor_si128(acc.mid, _mm_xor_si128(acc.lo, acc.hi));
+        let lo = _mm_xor_si128(acc.lo, _mm_slli_si128::<8>(mid));
+        let hi = _mm_xor_si128(acc.hi, _mm_srli_si128::<8>(mid));
+        let r = _mm_set1_epi64x(0x87);
+        let b = _mm_clmulepi64_si128::<0x01>(hi, r);
+        let lo = _mm_xor_si128(lo, _mm_slli_si128::<8>(b));
+        let hi = _mm_xor_si128(hi, _mm_srli_si128::<8>(b));
+        _mm_xor_si128(lo, _mm_clmulepi64_si128::<0x00>(hi, r))
+    }
+
+    /// `a * b` in the keyed state's domain, one block.
+    #[inline]
+    fn dot_d<const D: u8>(a: __m128i, b: __m128i) -> __m128i {
+        let mut acc = pclmul::acc_zero();
+        pclmul::mul_acc(&mut acc, a, b, _mm_xor_si128(b, _mm_shuffle_epi32::<0x4e>(b)));
+        reduce_d::<D>(acc)
+    }
+
+    /// `x * h` for every lane (`hx` the middles of `h`), reduced in the state's domain.
+    #[inline]
+    fn mul_pow<const D: u8>(x: __m512i, h: __m512i, hx: __m512i) -> __m512i {
         let mut acc = [_mm512_setzero_si512(); 3];
         mul_acc(&mut acc, x, h, hx);
-        reduce512(acc[0], acc[1], acc[2])
+        reduce512d::<D>(acc[0], acc[1], acc[2])
     }
 
     /// Lane 0 of `v` in every lane.
@@ -204,17 +335,17 @@ crate::target_tier! {
     /// them: `2G` registers, H^(8G)..H^1. Each new register is one multiply by H^(4G)
     /// (independent of the others).
     #[inline]
-    fn doubled<const G: usize, const G2: usize>(pw: &[__m512i; G]) -> [__m512i; G2] {
+    fn doubled<const D: u8, const G: usize, const G2: usize>(pw: &[__m512i; G]) -> [__m512i; G2] {
         debug_assert!(G2 == 2 * G);
         let top = lane0(pw[0]);
         let topx = _mm512_xor_si512(top, swap_halves(top));
-        core::array::from_fn(|i| if i < G { mul_pow(pw[i], top, topx) } else { pw[i - G] })
+        core::array::from_fn(|i| if i < G { mul_pow::<D>(pw[i], top, topx) } else { pw[i - G] })
     }
 
     /// H^8..H^1 in two registers from a state's kept powers; if only H^4..H^1 are kept,
     /// H^8..H^5 are computed (one multiply) and kept too, with one whole-register store.
     #[inline]
-    fn regs8(small: &mut Small, len: &mut u8) -> [__m512i; 2] {
+    fn regs8<const D: u8>(small: &mut Small, len: &mut u8) -> [__m512i; 2] {
         let p = small.all_mut().as_mut_ptr();
         // SAFETY: `all` is 16 `u128`s; entries 12..16 (H^4..H^1) are 64 readable bytes.
         let lo = unsafe { _mm512_loadu_si512(p.add(12).cast()) };
@@ -223,7 +354,7 @@ crate::target_tier! {
             unsafe { _mm512_loadu_si512(p.add(8).cast()) }
         } else {
             assert!(*len >= 4);
-            let [hi, _] = doubled::<1, 2>(&[lo]);
+            let [hi, _] = doubled::<D, 1, 2>(&[lo]);
             // SAFETY: entries 8..12, 64 writable bytes.
             unsafe { _mm512_storeu_si512(p.add(8).cast(), hi) };
             *len = 8;
@@ -235,14 +366,14 @@ crate::target_tier! {
     /// H^16..H^1 in four registers from a state's kept powers, computing and keeping
     /// H^16..H^9 (two multiplies, whole-register stores) if they are not kept yet.
     #[inline]
-    fn regs16(small: &mut Small, len: &mut u8) -> [__m512i; 4] {
-        let r8 = regs8(small, len);
+    fn regs16<const D: u8>(small: &mut Small, len: &mut u8) -> [__m512i; 4] {
+        let r8 = regs8::<D>(small, len);
         let p = small.all_mut().as_mut_ptr();
         if *len >= 16 {
             // SAFETY: entries 0..8 (H^16..H^9), 128 readable bytes.
             unsafe { [_mm512_loadu_si512(p.cast()), _mm512_loadu_si512(p.add(4).cast()), r8[0], r8[1]] }
         } else {
-            let r16 = doubled::<2, 4>(&r8);
+            let r16 = doubled::<D, 2, 4>(&r8);
             // SAFETY: entries 0..8, 128 writable bytes.
             unsafe {
                 _mm512_storeu_si512(p.cast(), r16[0]);
@@ -253,13 +384,14 @@ crate::target_tier! {
         }
     }
 
-    /// Hashes `blocks` (1 to 4G), `y` added to the first block, against the powers in
-    /// registers (`pw[g]` = H^(4(G-g))..H^(4(G-g)-3), `px` their middles); reduced.
+    /// Hashes `blocks` (1 to 4G) in the state's domain, `y` added to the first block, against
+    /// the powers in registers (`pw[g]` = H^(4(G-g))..H^(4(G-g)-3), `px` their middles);
+    /// reduced.
     ///
     /// Groups of four are aligned to the end, as in [`run`]: a partial first group sits in the
     /// top lanes of its register; the power lanes below it meet zero data.
     #[inline]
-    fn run_regs<const GHASH: bool, const G: usize>(y: __m128i, blocks: &[[u8; 16]], pw: &[__m512i; G], px: &[__m512i; G]) -> __m128i {
+    fn run_regs<const D: u8, const G: usize>(y: __m128i, blocks: &[[u8; 16]], pw: &[__m512i; G], px: &[__m512i; G]) -> __m128i {
         let n = blocks.len();
         let m = n % 4;
         let groups = n.div_ceil(4);
@@ -268,77 +400,111 @@ crate::target_tier! {
         let y = _mm512_maskz_broadcast_i32x4(0xf << (4 * lane), y);
         let mut acc = [_mm512_setzero_si512(); 3];
         let (x0, rest) = if m == 0 {
-            (load4::<GHASH>(blocks.as_ptr()), &blocks[4..])
+            (load4d::<D>(blocks.as_ptr()), &blocks[4..])
         } else {
-            (load_partial::<GHASH>(&blocks[..m]), &blocks[m..])
+            (load_partial_d::<D>(&blocks[..m]), &blocks[m..])
         };
         // The first group, which needs the running hash, is multiplied last, so that the
         // other products are summed while the previous stride's reduction completes.
         let (rest, _) = rest.as_chunks::<4>();
         for (g, b) in rest.iter().enumerate() {
-            mul_acc(&mut acc, load4::<GHASH>(b.as_ptr()), pw[first + 1 + g], px[first + 1 + g]);
+            mul_acc(&mut acc, load4d::<D>(b.as_ptr()), pw[first + 1 + g], px[first + 1 + g]);
         }
         mul_acc(&mut acc, _mm512_xor_si512(x0, y), pw[first], px[first]);
-        hsum(reduce512(acc[0], acc[1], acc[2]))
+        hsum(reduce512d::<D>(acc[0], acc[1], acc[2]))
     }
 
     /// Strides of `4G` blocks against the powers in registers, then the tail.
     #[inline]
-    fn strides_regs<const GHASH: bool, const G: usize, const S: usize>(mut y: __m128i, blocks: &[[u8; 16]], pw: &[__m512i; G]) -> __m128i {
+    fn strides_regs<const D: u8, const G: usize, const S: usize>(mut y: __m128i, blocks: &[[u8; 16]], pw: &[__m512i; G]) -> __m128i {
         debug_assert!(S == 4 * G);
         let px = middles(pw);
         let (chunks, tail) = blocks.as_chunks::<S>();
         for c in chunks {
-            y = run_regs::<GHASH, G>(y, c, pw, &px);
+            y = run_regs::<D, G>(y, c, pw, &px);
         }
         if !tail.is_empty() {
-            y = run_regs::<GHASH, G>(y, tail, pw, &px);
+            y = run_regs::<D, G>(y, tail, pw, &px);
         }
         y
+    }
+
+    /// Up to four blocks on 128-bit multiplies against the kept H^4..H^1, in the state's
+    /// domain; `y` added to the first block; reduced.
+    #[inline]
+    fn run_xmm<const D: u8>(y: __m128i, blocks: &[[u8; 16]], small: &Small) -> __m128i {
+        let mut acc = pclmul::acc_zero();
+        let mut first = y;
+        for (b, h) in blocks.iter().zip(small.tail(blocks.len())) {
+            let x = pclmul::load::<false>(b);
+            let x = match D {
+                GHASH_REFLECTED => _mm_shuffle_epi8(x, pclmul::bswap_mask()),
+                GHASH_NATURAL => bitrev_bytes(x),
+                _ => x,
+            };
+            let x = _mm_xor_si128(x, first);
+            first = _mm_setzero_si128();
+            let h = pclmul::load_u128(h);
+            pclmul::mul_acc(&mut acc, x, h, _mm_xor_si128(h, _mm_shuffle_epi32::<0x4e>(h)));
+        }
+        reduce_d::<D>(acc)
     }
 
     /// Absorbs `blocks` into `acc` with a keyed state's powers H^1..H^len (`len` 4, 8 or
     /// 16): up to four blocks with 128-bit multiplies (shorter latency); up to 31 blocks in
     /// strides of 8 (computing and keeping H^8..H^5 if missing); longer inputs in strides of 16
-    /// (computing and keeping H^16..H^9 if missing), and from `WIDE_FROM` (256) blocks on in strides
-    /// of 32, with H^17..H^32 computed in registers for the call (four multiplies).
-    pub fn update_small<const GHASH: bool>(small: &mut Small, len: &mut u8, acc: &mut u128, blocks: &[[u8; 16]]) {
+    /// (computing and keeping H^16..H^9 if missing), and from `WIDE_FROM` (256) blocks on in
+    /// strides of 32, with H^17..H^32 computed in registers for the call (four multiplies).
+    ///
+    /// `D` is the state's domain. In [`GHASH_NATURAL`] the blocks, the kept powers and the
+    /// running hash are GHASH's polynomials in natural bit order (see [`bitrev_bytes512`]), and
+    /// `acc` holds the hash as its bytes are output (each byte's bits reversed once more), so
+    /// that the keyed state reads and writes it as plain bytes.
+    pub fn update_small<const D: u8>(small: &mut Small, len: &mut u8, acc: &mut u128, blocks: &[[u8; 16]]) {
         let n = blocks.len();
-        if n <= 4 {
-            return pclmul::update_small::<GHASH>(small, len, acc, blocks);
-        }
-        let mut y = pclmul::load_u128(acc);
-        y = if n < 32 {
-            strides_regs::<GHASH, 2, 8>(y, blocks, &regs8(small, len))
+        let y = pclmul::load_u128(acc);
+        let mut y = if D == GHASH_NATURAL { bitrev_bytes(y) } else { y };
+        y = if n <= 4 {
+            run_xmm::<D>(y, blocks, small)
+        } else if n < 32 {
+            strides_regs::<D, 2, 8>(y, blocks, &regs8::<D>(small, len))
         } else {
-            let r16 = regs16(small, len);
+            let r16 = regs16::<D>(small, len);
             if n < WIDE_FROM {
-                strides_regs::<GHASH, 4, 16>(y, blocks, &r16)
+                strides_regs::<D, 4, 16>(y, blocks, &r16)
             } else {
-                strides_regs::<GHASH, 8, 32>(y, blocks, &doubled::<4, 8>(&r16))
+                strides_regs::<D, 8, 32>(y, blocks, &doubled::<D, 4, 8>(&r16))
             }
         };
-        pclmul::store_u128(acc, y);
+        pclmul::store_u128(acc, if D == GHASH_NATURAL { bitrev_bytes(y) } else { y });
+    }
+
+    /// A GHASH state's kept powers at key setup: H^1..H^4 in natural order, from `h` (H in
+    /// natural order).
+    #[inline]
+    pub fn keyed_ghash(h: u128) -> Small {
+        let h1 = pclmul::load_u128(&h);
+        let h2 = dot_d::<GHASH_NATURAL>(h1, h1);
+        let mut out = [h, 0, 0, 0];
+        pclmul::store_u128(&mut out[1], h2);
+        pclmul::store_u128(&mut out[2], dot_d::<GHASH_NATURAL>(h2, h1));
+        pclmul::store_u128(&mut out[3], dot_d::<GHASH_NATURAL>(h2, h2));
+        Small::new(&out)
     }
 
     /// Extends the kept powers to H^1..H^16 (H^8..H^5 in one multiply of H^4..H^1 by H^4,
-    /// H^16..H^9 in two by H^8).
-    pub fn grow(small: &mut Small, len: &mut u8) {
-        if *len < 4 {
-            let p = super::avx2::powers4(small.get(1));
-            for (k, &v) in p.iter().enumerate().skip(1) {
-                small.set(k + 1, v);
-            }
-            *len = 4;
-        }
-        regs16(small, len);
+    /// H^16..H^9 in two by H^8), in the state's domain. A state always has H^1..H^4 from key
+    /// setup on this backend.
+    pub fn grow<const D: u8>(small: &mut Small, len: &mut u8) {
+        assert!(*len >= 4);
+        regs16::<D>(small, len);
     }
 
     /// Fills all of `key` from its H^1: H^2..H^4, then H^5..H^32 in three doubling rounds of
     /// whole registers (one, two and four 512-bit multiplies).
     pub fn fill_key(key: &mut Key) {
         let mut small = Small::new(&super::avx2::powers4(key.get(1)));
-        let r32 = doubled::<4, 8>(&regs16(&mut small, &mut 4));
+        let r32 = doubled::<POLYVAL, 4, 8>(&regs16::<POLYVAL>(&mut small, &mut 4));
         let rx = middles(&r32);
         let (pow, _) = key.pow.as_chunks_mut::<4>();
         let (powx, _) = key.powx.as_chunks_mut::<4>();
