@@ -8,12 +8,11 @@
 //! (the request code and five arguments) and the result returned in `rdx`, which holds the
 //! default value when not running under Valgrind.
 //!
-//! Request codes (valgrind 3.19 `valgrind.h` and `memcheck.h`): `VG_USERREQ__RUNNING_ON_VALGRIND
-//! = 0x1001`, `VG_USERREQ__COUNT_ERRORS = 0x1201`, and memcheck's tool requests starting at
+//! Request codes (valgrind 3.19 `valgrind.h` and `memcheck.h`): `VG_USERREQ__COUNT_ERRORS =
+//! 0x1201`, and memcheck's tool requests starting at
 //! `VG_USERREQ_TOOL_BASE('M','C') = 0x4d43_0000`: `MAKE_MEM_NOACCESS` (+0),
 //! `MAKE_MEM_UNDEFINED` (+1), `MAKE_MEM_DEFINED` (+2).
 
-const RUNNING_ON_VALGRIND: usize = 0x1001;
 const COUNT_ERRORS: usize = 0x1201;
 const MC_BASE: usize = 0x4d43_0000;
 const MAKE_MEM_UNDEFINED: usize = MC_BASE + 1;
@@ -49,35 +48,30 @@ fn request(default: usize, _code: usize, _a1: usize, _a2: usize) -> usize {
     default
 }
 
-/// Whether the process runs under Valgrind.
-pub fn running_on_valgrind() -> bool {
-    request(0, RUNNING_ON_VALGRIND, 0, 0) != 0
-}
-
 /// Errors Valgrind has reported so far (0 natively).
 pub fn error_count() -> usize {
     request(0, COUNT_ERRORS, 0, 0)
 }
 
-/// Marks `bytes` as secret: memcheck reports any branch, memory address or system call argument
-/// computed from them.
-pub fn secret<T: ?Sized>(value: &T) {
+/// Marks the bytes of `value` secret: memcheck reports any branch, memory address or system
+/// call argument computed from them.
+pub fn secret<T: ?Sized>(value: &mut T) {
     let len = core::mem::size_of_val(value);
     request(
         0,
         MAKE_MEM_UNDEFINED,
-        core::ptr::from_ref(value).cast::<u8>() as usize,
+        core::ptr::from_mut(value).cast::<u8>() as usize,
         len,
     );
 }
 
-/// Declassifies `bytes` (the output of an operation whose result is public).
-pub fn public<T: ?Sized>(value: &T) {
+/// Marks the bytes of `value` public (the output of an operation whose result is public).
+pub fn public<T: ?Sized>(value: &mut T) {
     let len = core::mem::size_of_val(value);
     request(
         0,
         MAKE_MEM_DEFINED,
-        core::ptr::from_ref(value).cast::<u8>() as usize,
+        core::ptr::from_mut(value).cast::<u8>() as usize,
         len,
     );
 }

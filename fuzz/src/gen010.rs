@@ -1,7 +1,8 @@
 //! `aead_diff_010`: our `aes-gcm` 0.10 (the aead 0.5 API), on every fused engine and every GHASH
 //! backend of its two-pass path, against the published `aes-gcm` 0.10.3: the same ciphertext
 //! and tag for AES-128/256 with a 96-bit and a 1-byte nonce (J0 through GHASH), each opens what
-//! it sealed, and a tag with one bit flipped is refused with the buffer unchanged.
+//! it sealed, and a tag with one bit flipped is refused with the buffer unchanged; and the
+//! published crate against aws-lc-rs (96-bit nonce, 16-byte tag).
 //!
 //! Self-contained (no item of `lib.rs`), so that both the fuzz target and the regression test
 //! in `aead-0.5/interop` (whose crate names differ) can include it: the includer names our crate
@@ -79,8 +80,47 @@ fn decode(data: &[u8]) -> Fields<'_> {
     (head[0] & 1 == 1, key, nonce, aad, pt, flip)
 }
 
+/// aws-lc-rs's AES-GCM against the published crate's on the same message (our engines are
+/// checked against the latter by [`diff`]).
+fn against_aws_lc(aes256: bool, key: &[u8; 32], nonce: &[u8; 12], aad: &[u8], pt: &[u8]) {
+    use aws_lc_rs::aead::{AES_128_GCM, AES_256_GCM, Aad, LessSafeKey, Nonce, UnboundKey};
+    use upstream::aead::{AeadInPlace, KeyInit};
+    let (alg, k) = if aes256 {
+        (&AES_256_GCM, &key[..])
+    } else {
+        (&AES_128_GCM, &key[..16])
+    };
+    let lk = LessSafeKey::new(UnboundKey::new(alg, k).expect("aws-lc-rs key"));
+    let mut ct = pt.to_vec();
+    let tag = lk
+        .seal_in_place_separate_tag(
+            Nonce::assume_unique_for_key(*nonce),
+            Aad::from(aad),
+            &mut ct,
+        )
+        .expect("aws-lc-rs seal");
+    let mut want = pt.to_vec();
+    let n = upstream::Nonce::from_slice(nonce);
+    let want_tag = if aes256 {
+        upstream::Aes256Gcm::new_from_slice(k)
+            .expect("key length")
+            .encrypt_in_place_detached(n, aad, &mut want)
+    } else {
+        upstream::Aes128Gcm::new_from_slice(k)
+            .expect("key length")
+            .encrypt_in_place_detached(n, aad, &mut want)
+    }
+    .expect("upstream encrypt");
+    assert_eq!(
+        (&ct, tag.as_ref()),
+        (&want, &want_tag[..]),
+        "aws-lc-rs vs 0.10.3"
+    );
+}
+
 pub fn check_aead_010(data: &[u8]) {
     let (aes256, key, nonce, aad, pt, flip) = decode(data);
+    against_aws_lc(aes256, &key, &nonce, aad, pt);
     if aes256 {
         diff!(ours::aes::Aes256, U12, &key, &nonce, aad, pt, flip);
         diff!(ours::aes::Aes256, U1, &key, &nonce[..1], aad, pt, flip);

@@ -174,19 +174,57 @@ fn message(data: &[u8]) -> Message<'_> {
 }
 
 /// `aead_diff`: AES-128/256-GCM on every fused engine and every GHASH backend of the generic
-/// path against the published `aes-gcm` 0.11.1 and ring (96-bit nonce): the same ciphertext
-/// and tag, and each opens what it sealed. Also a 1-byte nonce (J0 through GHASH) against
-/// the published crate.
+/// path against the published `aes-gcm` 0.11.1, ring and aws-lc-rs (96-bit nonce, 16-byte
+/// tag): the same ciphertext and tag, each opens what it sealed, and aws-lc-rs opens ours.
+/// Also a 1-byte nonce (J0 through GHASH) against the published crate.
 pub fn check_aead(data: &[u8]) {
     let m = message(data);
     if m.aes256 {
-        aead_diff::<aes::Aes256>(&m.key, &ring::aead::AES_256_GCM, &m);
+        let algs = (&ring::aead::AES_256_GCM, &aws_lc_rs::aead::AES_256_GCM);
+        aead_diff::<aes::Aes256>(&m.key, algs, &m);
     } else {
-        aead_diff::<aes::Aes128>(&m.key[..16], &ring::aead::AES_128_GCM, &m);
+        let algs = (&ring::aead::AES_128_GCM, &aws_lc_rs::aead::AES_128_GCM);
+        aead_diff::<aes::Aes128>(&m.key[..16], algs, &m);
     }
 }
 
-fn aead_diff<A>(key: &[u8], alg: &'static ring::aead::Algorithm, m: &Message<'_>)
+/// The peers' algorithm for one key size: ring's and aws-lc-rs's.
+type PeerAlgs = (
+    &'static ring::aead::Algorithm,
+    &'static aws_lc_rs::aead::Algorithm,
+);
+
+/// aws-lc-rs's AES-GCM: seals `m` (ciphertext and tag), and opens `sealed` (ciphertext || tag)
+/// if the tag is right.
+fn aws_lc(
+    alg: &'static aws_lc_rs::aead::Algorithm,
+    key: &[u8],
+    m: &Message<'_>,
+    sealed: &[u8],
+) -> (Vec<u8>, Vec<u8>, Option<Vec<u8>>) {
+    use aws_lc_rs::aead::{Aad, LessSafeKey, Nonce, UnboundKey};
+    let k = LessSafeKey::new(UnboundKey::new(alg, key).expect("aws-lc-rs key"));
+    let mut ct = m.pt.to_vec();
+    let tag = k
+        .seal_in_place_separate_tag(
+            Nonce::assume_unique_for_key(m.nonce),
+            Aad::from(m.aad),
+            &mut ct,
+        )
+        .expect("aws-lc-rs seal");
+    let mut buf = sealed.to_vec();
+    let opened = k
+        .open_in_place(
+            Nonce::assume_unique_for_key(m.nonce),
+            Aad::from(m.aad),
+            &mut buf,
+        )
+        .ok()
+        .map(|p| p.to_vec());
+    (ct, tag.as_ref().to_vec(), opened)
+}
+
+fn aead_diff<A>(key: &[u8], (alg, aws_alg): PeerAlgs, m: &Message<'_>)
 where
     A: cipher::BlockCipherEncrypt + cipher::BlockSizeUser<BlockSize = U16> + KeyInit,
 {
@@ -216,6 +254,16 @@ where
         want_tag.as_slice(),
         "ring vs upstream tag"
     );
+    let mut sealed = want.clone();
+    sealed.extend_from_slice(&want_tag);
+    let (aws_ct, aws_tag, aws_opened) = aws_lc(aws_alg, key.as_slice(), m, &sealed);
+    assert_eq!(aws_ct, want, "aws-lc-rs vs upstream ciphertext");
+    assert_eq!(aws_tag, want_tag.as_slice(), "aws-lc-rs vs upstream tag");
+    assert_eq!(
+        aws_opened.as_deref(),
+        Some(m.pt),
+        "aws-lc-rs opens the sealed message"
+    );
 
     for (name, gcm) in instances::<A, U12>(&key) {
         let mut ct = m.pt.to_vec();
@@ -237,6 +285,16 @@ where
         gcm.decrypt_inout_detached(&nonce, m.aad, ct.as_mut_slice().into(), &tag)
             .expect("decrypt");
         assert_eq!(ct, m.pt, "{name} round trip");
+        // aws-lc-rs opens what this engine sealed (the same bytes as upstream's by now, but
+        // through its own tag check).
+        let mut sealed = want.clone();
+        sealed.extend_from_slice(&tag);
+        let (_, _, opened) = aws_lc(aws_alg, key.as_slice(), m, &sealed);
+        assert_eq!(
+            opened.as_deref(),
+            Some(m.pt),
+            "aws-lc-rs opens {name}'s message"
+        );
     }
 
     // A 1-byte nonce: J0 = GHASH(nonce || pad || lengths).

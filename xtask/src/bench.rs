@@ -1,7 +1,13 @@
-//! `cargo xtask bench`: the criterion benchmarks against RustCrypto, ring and aws-lc-rs, and
-//! the README's benchmark section (tables and SVG charts) regenerated from their results.
+//! `cargo xtask bench`: the headline comparison, and with `--full` the criterion benchmarks
+//! against RustCrypto, ring and aws-lc-rs; the README's benchmark section regenerated from
+//! their results.
 //!
-//! Runs, in order: the POLYVAL/GHASH bench and the AES-GCM bench in the normal build, and the
+//! By default it runs `benches/benches/headline.rs` (a minute or so once built): ours against
+//! the best of ring and aws-lc-rs on the README's short table, interleaved so that a shared
+//! machine's load falls on every implementation alike, and replaces the text between
+//! `<!-- headline:start -->` and `<!-- headline:end -->` with the table.
+//!
+//! `--full` runs, in order: the POLYVAL/GHASH bench and the AES-GCM bench in the normal build, and the
 //! POLYVAL/GHASH bench with `--cfg polyval_backend="soft"` in `target/soft` (the only way to
 //! run RustCrypto's portable backend, so that ours is compared with it in the same run). Then
 //! `benches`' `report` tool turns criterion's medians into markdown (GB/s, cycles/byte from
@@ -15,16 +21,22 @@ use std::{fs, path::Path, process::Command};
 use crate::upstream::{target_dir, workspace_root};
 
 const HELP: &str = "\
-cargo xtask bench [--quick] [--pin] [--no-run-benches] [-- <criterion args>]
+cargo xtask bench [--full] [--quick] [--pin] [--no-run-benches] [-- <criterion args>]
 
-Runs the criterion benches (ours vs RustCrypto, ring, aws-lc-rs) and rewrites the benchmark
-section of README.md and docs/*.svg from the results.
+Runs the headline comparison (ours vs the best of ring and aws-lc-rs, interleaved; a minute
+once built) and rewrites README.md's headline table. With --full, also the criterion benches
+(ours vs RustCrypto, ring, aws-lc-rs: POLYVAL/GHASH, AES-GCM, both generations, the portable
+build) and the long tables and docs/*.svg.
 
-  --quick           shorter measurements (0.5 s warm-up, 1 s measurement)
+  --full            the criterion matrix too (half an hour and more on two cores)
+  --quick           with --full: shorter measurements (0.5 s warm-up, 1 s measurement)
   --pin             run each bench pinned to CPU 1 at real-time priority (taskset, chrt;
                     needs root) to cut the noise of a shared machine
-  --no-run-benches  only regenerate the README section from existing results
+  --no-run-benches  only regenerate the README sections from existing results
 ";
+
+const HEADLINE_START: &str = "<!-- headline:start -->";
+const HEADLINE_END: &str = "<!-- headline:end -->";
 
 /// The prefix of the aead 0.5 generation's groups.
 const GEN010: &str = "gen010-";
@@ -38,6 +50,7 @@ const END: &str = "<!-- bench:end -->";
 
 pub fn run(args: &[String]) -> Result<(), String> {
     let mut quick = false;
+    let mut full = false;
     let mut pin = false;
     let mut run_benches = true;
     let mut extra: Vec<String> = Vec::new();
@@ -49,6 +62,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
                 return Ok(());
             }
             "--quick" => quick = true,
+            "--full" => full = true,
             "--pin" => pin = true,
             "--no-run-benches" => run_benches = false,
             "--" => extra.extend(it.by_ref().cloned()),
@@ -66,6 +80,33 @@ pub fn run(args: &[String]) -> Result<(), String> {
         Vec::new()
     };
     criterion_args.extend(extra);
+
+    let headline_md = target.join("headline.md");
+    if run_benches {
+        let note = format!(
+            "Measured with `cargo xtask bench` on {}{}",
+            machine(),
+            if pin { ", pinned to CPU 1" } else { "" }
+        );
+        let args = [
+            "--markdown".to_string(),
+            headline_md.display().to_string(),
+            "--note".to_string(),
+            note,
+        ];
+        bench(&root, &target, "headline", &[], pin, &args)?;
+    }
+    let table = fs::read_to_string(&headline_md).map_err(|e| {
+        format!(
+            "{}: {e} (run without --no-run-benches)",
+            headline_md.display()
+        )
+    })?;
+    splice(&root, HEADLINE_START, HEADLINE_END, &table)?;
+    println!("bench: README.md headline table updated");
+    if !full {
+        return Ok(());
+    }
 
     if run_benches {
         bench(&root, &target, "uhf", &[], pin, &criterion_args)?;
@@ -208,16 +249,21 @@ pub fn run(args: &[String]) -> Result<(), String> {
         fs::write(docs.join(file), svg).map_err(|e| format!("{file}: {e}"))?;
     }
 
-    let readme = root.join("README.md");
-    let text = fs::read_to_string(&readme).map_err(|e| format!("README.md: {e}"))?;
-    let (a, b) = match (text.find(START), text.find(END)) {
-        (Some(a), Some(b)) if a < b => (a + START.len(), b),
-        _ => return Err(format!("README.md lacks the {START} ... {END} markers")),
-    };
-    let new = format!("{}\n{}\n{}", &text[..a], md.trim_end(), &text[b..]);
-    fs::write(&readme, new).map_err(|e| format!("README.md: {e}"))?;
+    splice(&root, START, END, &md)?;
     println!("bench: README.md and docs/*.svg updated");
     Ok(())
+}
+
+/// Replaces the text of README.md between the markers `start` and `end` with `md`.
+fn splice(root: &Path, start: &str, end: &str, md: &str) -> Result<(), String> {
+    let readme = root.join("README.md");
+    let text = fs::read_to_string(&readme).map_err(|e| format!("README.md: {e}"))?;
+    let (a, b) = match (text.find(start), text.find(end)) {
+        (Some(a), Some(b)) if a < b => (a + start.len(), b),
+        _ => return Err(format!("README.md lacks the {start} ... {end} markers")),
+    };
+    let new = format!("{}\n{}\n{}", &text[..a], md.trim_end(), &text[b..]);
+    fs::write(&readme, new).map_err(|e| format!("README.md: {e}"))
 }
 
 fn bench(

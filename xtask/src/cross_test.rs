@@ -575,27 +575,14 @@ fn install(missing: &BTreeSet<Missing>, opts: &Options) -> bool {
         })
         .collect();
     if !packages.is_empty() {
-        let apt = |args: &[&str]| {
-            let mut cmd = if proc::is_root() {
-                Command::new("apt-get")
-            } else {
-                let mut sudo = Command::new("sudo");
-                sudo.args(["env", "DEBIAN_FRONTEND=noninteractive", "apt-get"]);
-                sudo
-            };
-            cmd.env("DEBIAN_FRONTEND", "noninteractive").args(args);
-            proc::run_plain(&mut cmd)
-        };
         if proc::which("apt-get").is_none() {
             eprintln!(
                 "error: --install needs apt-get (Debian/Ubuntu); install by hand: {packages:?}"
             );
             ok = false;
         } else {
-            ok &= apt(&["update", "-q"]);
-            let mut args = vec!["install", "-y", "-q", "--no-install-recommends"];
-            args.extend(&packages);
-            ok &= apt(&args);
+            let packages: Vec<&str> = packages.into_iter().collect();
+            ok &= crate::tools::apt_install(&packages);
         }
     }
     let targets: Vec<&str> = missing

@@ -1,183 +1,192 @@
-//! `cargo xtask ct`: constant-time validation under Valgrind memcheck.
+//! `cargo xtask ct`: constant-time validation of every kernel and engine, by three checkers.
 //!
-//! Builds the `ct/` harness (its own workspace, release profile with debug info) twice: as
-//! shipped, and with `--cfg aes_backend="soft"` so that the `aes` crate's bitsliced software
-//! AES (used by the generic AES-GCM path on CPUs without AES-NI) is checked too. Then, per
-//! build:
+//! The harness `ct/` (its own workspace) runs the same operations on every hash backend, the
+//! generic AES-GCM path on each GHASH backend, and every fused engine (see `ct/src/main.rs`):
 //!
-//! 1. the **leak self-test**: `ct-check --leak-selftest` runs a branch on a secret bit and a
-//!    table lookup at a secret index; memcheck must report both (and must not report the
-//!    constant-time select next to them), or the whole check is void;
-//! 2. **one Valgrind run per target** (hash backend, generic AES-GCM path per GHASH backend,
-//!    fused engine), so that counts are per backend, with `--track-origins=yes`,
-//!    `--error-exitcode=1` and `ct/verdict.supp` (the three branches on a public verdict).
+//! 1. **Valgrind memcheck**, on the release build as shipped (`target/ct/default`) and once
+//!    more with the `aes` crate's software AES (`--cfg aes_backend="soft"`, for the generic
+//!    path on CPUs without AES-NI). Valgrind 3.19 to 3.27 decode neither AVX-512 (EVEX) nor
+//!    256-bit VAES/VPCLMULQDQ and hide them from the CPUID they report, so the AVX2 and
+//!    AVX-512 GHASH and the VAES engines are "n/a" in this column: one run per target, with
+//!    `ct/verdict.supp` for the branches on the public verdict.
+//! 2. **MemorySanitizer**, nightly `-Zsanitizer=memory -Zbuild-std` with `--cfg ct_taint`
+//!    (`target/ct/msan`): every target this CPU has, natively, the wide ones included. The
+//!    reports are counted per operation from MSan's report stream (`-Zsanitizer-recover`,
+//!    `halt_on_error=0`), and every output that depends on a secret must still carry its
+//!    marking.
+//! 3. **The disassembly check** ([`crate::disasm`]) on the release binary of step 1: every
+//!    kernel symbol, by rules on the machine code.
 //!
-//! Targets the CPU has but Valgrind cannot run are listed as such: Valgrind 3.19's synthetic
-//! CPUID hides VPCLMULQDQ, VAES and AVX-512, and executing their 256-/512-bit forms raises
-//! SIGILL under it, so the `avx2` and `avx512` hash backends and the `vaes512` engine are not
-//! checkable this way.
+//! Each checker first runs seeded leaks that it must report (or flag), or the check fails.
+//! The output is one table, kernel/engine x checker, each cell `operations / reports`, then the
+//! notes; any report, lost marking, missed seeded leak, missing kernel symbol or crash fails
+//! the command.
 //!
-//! Prints a table (build x target x operation x runs x reports) and exits non-zero if any
-//! target has an unsuppressed report, crashed, or if the self-test was not caught.
+//! `--quick` (what `cargo xtask test` runs) runs Valgrind (shipped build only) and MSan on a
+//! subset of the operations; the disassembly check is the same.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use crate::disasm;
+use crate::{proc, tools};
+
 /// Help text for `cargo xtask ct --help`.
 pub const HELP: &str = "\
-cargo xtask ct [--only-default] [--target NAME]...
+cargo xtask ct [--quick] [--only-default] [--target NAME]... [--no-valgrind] [--no-msan]
+               [--no-disasm]
 
-Runs the constant-time validation harness (ct/) under Valgrind memcheck, one run per
-backend/engine, plus the leak self-test, and prints backend x operation x reports.
+Constant-time validation of every backend and engine this CPU has: Valgrind memcheck (the
+shipped build), MemorySanitizer (nightly, installed with rustup when missing) and a check of
+the release binary's disassembly; seeded leaks must be caught by each. Prints one table
+(kernel/engine x checker: operations / reports) and fails on any report.
 
 Options:
-  --only-default   skip the second build with the aes crate's software AES
+  --quick          Valgrind (shipped build only) and MSan on a subset of the operations, and
+                   the disassembly check (what `cargo xtask test` runs)
+  --only-default   skip Valgrind's second build with the aes crate's software AES
   --target NAME    check only this target (repeatable; see `ct-check --list`)
+  --no-valgrind, --no-msan, --no-disasm
+                   leave that checker out
 ";
 
-/// One harness build.
-struct Variant {
-    name: &'static str,
-    rustflags: &'static str,
+/// What to run.
+pub struct Options {
+    pub quick: bool,
+    pub only_default: bool,
+    pub targets: Vec<String>,
+    pub valgrind: bool,
+    pub msan: bool,
+    pub disasm: bool,
+    /// Skip MSan with a note, instead of failing, when the nightly toolchain cannot be
+    /// installed (`cargo xtask test` on a machine without rustup).
+    pub msan_optional: bool,
 }
 
-const VARIANTS: &[Variant] = &[
-    Variant {
-        name: "default",
-        rustflags: "",
-    },
-    Variant {
-        name: "soft-aes",
-        rustflags: "--cfg aes_backend=\"soft\"",
-    },
-];
+impl Options {
+    pub fn parse(args: &[String]) -> Result<Option<Options>, String> {
+        let mut o = Options {
+            quick: false,
+            only_default: false,
+            targets: Vec::new(),
+            valgrind: true,
+            msan: true,
+            disasm: true,
+            msan_optional: false,
+        };
+        let mut it = args.iter();
+        while let Some(a) = it.next() {
+            match a.as_str() {
+                "-h" | "--help" => return Ok(None),
+                "--quick" => o.quick = true,
+                "--only-default" => o.only_default = true,
+                "--no-valgrind" => o.valgrind = false,
+                "--no-msan" => o.msan = false,
+                "--no-disasm" => o.disasm = false,
+                "--target" => o
+                    .targets
+                    .push(it.next().ok_or("--target needs a name")?.clone()),
+                other => return Err(format!("unknown option `{other}`\n\n{HELP}")),
+            }
+        }
+        Ok(Some(o))
+    }
+}
 
 /// Entry point: `args` are the arguments after `ct`.
 pub fn run(args: &[String]) -> Result<(), String> {
-    let mut only_default = false;
-    let mut only: Vec<String> = Vec::new();
-    let mut it = args.iter();
-    while let Some(a) = it.next() {
-        match a.as_str() {
-            "-h" | "--help" => {
-                print!("{HELP}");
-                return Ok(());
-            }
-            "--only-default" => only_default = true,
-            "--target" => only.push(it.next().ok_or("--target needs a name")?.clone()),
-            other => return Err(format!("unknown option `{other}`\n\n{HELP}")),
+    match Options::parse(args)? {
+        Some(o) => run_with(&o),
+        None => {
+            print!("{HELP}");
+            Ok(())
         }
     }
-    if Command::new("valgrind").arg("--version").output().is_err() {
-        return Err("valgrind not found (apt-get install valgrind)".into());
+}
+
+/// The checkers, in table order.
+const CHECKERS: [&str; 4] = ["valgrind", "valgrind soft-aes", "msan", "disasm"];
+
+/// The results gathered so far: one cell per (row, checker), notes, and failures.
+#[derive(Default)]
+struct Report {
+    rows: Vec<String>,
+    cells: BTreeMap<(String, &'static str), String>,
+    notes: Vec<String>,
+    failed: Vec<String>,
+}
+
+impl Report {
+    fn cell(&mut self, row: &str, checker: &'static str, text: String) {
+        if !self.rows.iter().any(|r| r == row) {
+            self.rows.push(row.to_owned());
+        }
+        self.cells.insert((row.to_owned(), checker), text);
     }
+    fn fail(&mut self, what: String) {
+        self.failed.push(what);
+    }
+    fn table(&self) -> String {
+        let rows: Vec<Vec<String>> = self
+            .rows
+            .iter()
+            .map(|r| {
+                std::iter::once(r.clone())
+                    .chain(CHECKERS.iter().map(|c| {
+                        self.cells
+                            .get(&(r.clone(), *c))
+                            .cloned()
+                            .unwrap_or_else(|| "-".into())
+                    }))
+                    .collect()
+            })
+            .collect();
+        let head = [
+            "kernel/engine",
+            "valgrind ops/reports",
+            "valgrind soft-aes",
+            "msan ops/reports",
+            "disasm fns/findings",
+        ];
+        crate::table::render(&head, &rows, 0, true)
+    }
+}
+
+/// Runs the checkers `opts` asks for and prints the table.
+pub fn run_with(opts: &Options) -> Result<(), String> {
     let root = workspace_root();
-    let supp = root.join("ct/verdict.supp");
-    let verdict_lines = verdict_lines(&root)?;
-
-    let mut failed = Vec::new();
-    let mut rows: Vec<[String; 5]> = Vec::new();
-    let mut notes: Vec<String> = Vec::new();
-    for v in VARIANTS
-        .iter()
-        .take(if only_default { 1 } else { VARIANTS.len() })
-    {
-        let bin = build(&root, v)?;
-
-        // The self-test first: if it is not caught, nothing below means anything.
-        let st = valgrind(&bin, &["--leak-selftest"], None)?;
-        let ops = parse_ops(&st.stdout);
-        let caught = |name: &str| ops.get(name).is_some_and(|&(_, e)| e > 0);
-        let ok = !st.success
-            && caught("leaky-branch")
-            && caught("leaky-lookup")
-            && !caught("constant-time-select");
-        for (name, (n, e)) in &ops {
-            rows.push([
-                v.name.into(),
-                "leak-selftest".into(),
-                name.clone(),
-                n.to_string(),
-                e.to_string(),
-            ]);
-        }
-        notes.push(format!(
-            "{}: leak self-test {} (valgrind exit {})",
-            v.name,
-            if ok { "CAUGHT" } else { "NOT CAUGHT" },
-            st.code.map_or("signal".into(), |c| c.to_string())
-        ));
-        if !ok {
-            failed.push(format!("{}: leak self-test", v.name));
-        }
-
-        let native = lines(&run_capture(Command::new(&bin).arg("--list"))?.stdout);
-        let under_vg = lines(&valgrind(&bin, &["--list"], None)?.stdout);
-        for t in &native {
-            if !only.is_empty() && !only.contains(t) {
-                continue;
-            }
-            if !under_vg.contains(t) {
-                rows.push([
-                    v.name.into(),
-                    t.clone(),
-                    "(all)".into(),
-                    "-".into(),
-                    "not checkable under valgrind".into(),
-                ]);
-                continue;
-            }
-            let r = valgrind(&bin, &[t], Some(&supp))?;
-            let log = root.join(format!("target/ct/logs/{}-{t}.log", v.name));
-            if let Some(dir) = log.parent() {
-                let _ = std::fs::create_dir_all(dir);
-            }
-            let _ = std::fs::write(&log, &r.stderr);
-            let ops = parse_ops(&r.stdout);
-            let mut by_kind: BTreeMap<String, (usize, usize)> = BTreeMap::new();
-            for (name, (n, e)) in &ops {
-                let k = by_kind.entry(op_kind(name)).or_default();
-                k.0 += n;
-                k.1 += e;
-            }
-            let (verdicts, others) = classify(&r.stderr, &verdict_lines);
-            for (kind, (n, e)) in by_kind {
-                rows.push([v.name.into(), t.clone(), kind, n.to_string(), e.to_string()]);
-            }
-            if verdicts > 0 {
-                notes.push(format!(
-                    "{}: {t}: {verdicts} report context(s) at an inlined verdict branch \
-                     (allowed, see ct/verdict.supp)",
-                    v.name
-                ));
-            }
-            let summary = error_summary(&r.stderr);
-            let crashed = r.stderr.contains("unhandled instruction")
-                || r.stderr.contains("SIGILL")
-                || r.code.is_none();
-            for s in suppressions_used(&r.stderr) {
-                notes.push(format!("{}: {t}: suppressed {s}", v.name));
-            }
-            if others > 0 || crashed || (verdicts == 0 && (!r.success || summary != Some(0))) {
-                failed.push(format!(
-                    "{}: {t} ({others} report contexts, summary {summary:?}, log {})",
-                    v.name,
-                    log.display()
-                ));
-            }
+    let mut report = Report::default();
+    let bin = build(&root, &VARIANTS[0])?;
+    let native = lines(&run_capture(Command::new(&bin).arg("--list"))?.stdout);
+    let wanted = |t: &str| opts.targets.is_empty() || opts.targets.iter().any(|x| x == t);
+    let mut targets: Vec<String> = native.iter().filter(|t| wanted(t)).cloned().collect();
+    for k in disasm::KERNELS {
+        if wanted(k.target) && !targets.iter().any(|t| t == k.target) {
+            targets.push(k.target.to_owned());
         }
     }
-
-    print_table(&rows);
-    for n in &notes {
-        println!("{n}");
+    for t in &targets {
+        report.cell(t, "valgrind", "-".into());
     }
-    if failed.is_empty() {
-        println!("ct: OK (zero unsuppressed reports on every checkable target)");
+    if opts.disasm {
+        disasm_check(&bin, &targets, &mut report)?;
+    }
+    if opts.valgrind {
+        valgrind_checks(&root, opts, &native, &targets, &mut report)?;
+    }
+    if opts.msan {
+        msan_checks(&root, opts, &native, &targets, &mut report)?;
+    }
+    print!("{}", report.table());
+    for n in &report.notes {
+        println!("note: {n}");
+    }
+    if report.failed.is_empty() {
+        println!("ct: OK (no report on any kernel; every seeded leak caught)");
         Ok(())
     } else {
-        Err(format!("ct: FAILED: {}", failed.join("; ")))
+        Err(format!("FAILED: {}", report.failed.join("; ")))
     }
 }
 
@@ -187,6 +196,26 @@ fn workspace_root() -> PathBuf {
         .expect("xtask lives in the workspace root")
         .to_path_buf()
 }
+
+/// One Valgrind build of the harness.
+struct Variant {
+    name: &'static str,
+    checker: &'static str,
+    rustflags: &'static str,
+}
+
+const VARIANTS: &[Variant] = &[
+    Variant {
+        name: "default",
+        checker: "valgrind",
+        rustflags: "",
+    },
+    Variant {
+        name: "soft-aes",
+        checker: "valgrind soft-aes",
+        rustflags: "--cfg aes_backend=\"soft\"",
+    },
+];
 
 /// Builds the harness for `v` into `target/ct/<variant>` and returns the binary's path.
 fn build(root: &Path, v: &Variant) -> Result<PathBuf, String> {
@@ -198,9 +227,7 @@ fn build(root: &Path, v: &Variant) -> Result<PathBuf, String> {
         .arg(&target_dir)
         .env("RUSTFLAGS", v.rustflags)
         .env_remove("CARGO_TARGET_DIR");
-    eprintln!("$ RUSTFLAGS='{}' {cmd:?}", v.rustflags);
-    let st = cmd.status().map_err(|e| format!("cargo: {e}"))?;
-    if !st.success() {
+    if !proc::run_plain(&mut cmd) {
         return Err(format!("building the ct harness ({}) failed", v.name));
     }
     Ok(target_dir.join("release/ct-check"))
@@ -214,6 +241,7 @@ struct Output {
 }
 
 fn run_capture(cmd: &mut Command) -> Result<Output, String> {
+    eprintln!("$ {}", proc::display(cmd));
     let out = cmd.output().map_err(|e| format!("{cmd:?}: {e}"))?;
     Ok(Output {
         success: out.status.success(),
@@ -221,6 +249,164 @@ fn run_capture(cmd: &mut Command) -> Result<Output, String> {
         stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
         stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
     })
+}
+
+/// The target names of a `--list` output.
+fn lines(s: &str) -> Vec<String> {
+    s.lines()
+        .filter(|l| !l.starts_with("checker "))
+        .map(str::to_owned)
+        .collect()
+}
+
+/// Writes a run's stderr to `target/ct/logs/<name>.log` and returns the path.
+fn save_log(name: &str, text: &str) -> PathBuf {
+    let log = workspace_root().join(format!("target/ct/logs/{name}.log"));
+    if let Some(dir) = log.parent() {
+        let _ = std::fs::create_dir_all(dir);
+    }
+    let _ = std::fs::write(&log, text);
+    log
+}
+
+/// One `op <target> <operation> <reports> <unmarked>` line.
+#[derive(Debug, PartialEq)]
+struct Op {
+    name: String,
+    /// Reports counted by the harness (Valgrind), `None` under MSan.
+    reports: Option<usize>,
+    /// Output bytes found without the secret marking (MSan), `None` under Valgrind.
+    unmarked: Option<usize>,
+}
+
+fn parse_ops(stdout: &str) -> Vec<Op> {
+    stdout
+        .lines()
+        .filter_map(|l| match l.split_whitespace().collect::<Vec<_>>()[..] {
+            ["op", _target, name, reports, unmarked] => Some(Op {
+                name: name.to_owned(),
+                reports: reports.parse().ok(),
+                unmarked: unmarked.parse().ok(),
+            }),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The seeded-leak conventions of `ct-check --selftest`: `leak-*` must be reported, `clean-*`
+/// must not, `lost-*` must show unmarked bytes. Returns (caught, expected, failures).
+fn judge_selftest(ops: &[Op], reports: impl Fn(&Op) -> usize) -> (usize, usize, Vec<String>) {
+    let (mut caught, mut expected, mut bad) = (0, 0, Vec::new());
+    for op in ops {
+        let r = reports(op);
+        let ok = if op.name.starts_with("leak-") {
+            r > 0
+        } else if op.name.starts_with("clean-") {
+            r == 0
+        } else if op.name.starts_with("lost-") {
+            op.unmarked.is_some_and(|n| n > 0)
+        } else {
+            continue;
+        };
+        expected += 1;
+        if ok {
+            caught += 1;
+        } else {
+            bad.push(op.name.clone());
+        }
+    }
+    (caught, expected, bad)
+}
+
+// ---------------------------------------------------------------------------------------
+// Valgrind
+
+/// Valgrind on each target it can run, for each build.
+fn valgrind_checks(
+    root: &Path,
+    opts: &Options,
+    native: &[String],
+    targets: &[String],
+    report: &mut Report,
+) -> Result<(), String> {
+    if let Err(e) = tools::ensure_apt("valgrind", "valgrind") {
+        report.fail(e);
+        return Ok(());
+    }
+    let supp = root.join("ct/verdict.supp");
+    let verdict_lines = verdict_lines(root)?;
+    let variants = if opts.only_default || opts.quick {
+        1
+    } else {
+        VARIANTS.len()
+    };
+    for v in &VARIANTS[..variants] {
+        let bin = build(root, v)?;
+        // The seeded leaks first: if they are not caught, nothing below means anything.
+        let st = valgrind(&bin, &["--selftest"], None)?;
+        save_log(&format!("{}-selftest", v.name), &st.stderr);
+        let ops = parse_ops(&st.stdout);
+        let (caught, expected, bad) = judge_selftest(&ops, |o| o.reports.unwrap_or(0));
+        report.cell(
+            "self-test: seeded leaks",
+            v.checker,
+            format!("{caught}/{expected} as expected"),
+        );
+        if !bad.is_empty() || expected == 0 {
+            report.fail(format!("{}: seeded leaks not caught: {bad:?}", v.checker));
+        }
+        let under_vg = lines(&valgrind(&bin, &["--list"], None)?.stdout);
+        for t in targets {
+            // The software-AES build only changes the generic path.
+            if v.name != "default" && !t.starts_with("gcm-generic-") {
+                continue;
+            }
+            if !native.contains(t) {
+                report.cell(t, v.checker, "n/a: not on this CPU".into());
+                continue;
+            }
+            if !under_vg.contains(t) {
+                report.cell(t, v.checker, "n/a: Valgrind lacks it".into());
+                continue;
+            }
+            let args: &[&str] = if opts.quick { &["--quick", t] } else { &[t] };
+            let r = valgrind(&bin, args, Some(&supp))?;
+            let log = save_log(&format!("{}-{t}", v.name), &r.stderr);
+            let ops = parse_ops(&r.stdout);
+            // Reports are error contexts outside the allowed verdict branches (the per-operation
+            // counts include those where the suppression by name missed an inlined frame).
+            let (verdicts, others) = classify(&r.stderr, &verdict_lines);
+            let summary = error_summary(&r.stderr);
+            let crashed = r.stderr.contains("unhandled instruction")
+                || r.stderr.contains("SIGILL")
+                || r.code.is_none();
+            report.cell(t, v.checker, format!("{} / {others}", ops.len()));
+            for s in suppressions_used(&r.stderr) {
+                report
+                    .notes
+                    .push(format!("{}: {t}: verdict branch suppressed {s}", v.checker));
+            }
+            if verdicts > 0 {
+                report.notes.push(format!(
+                    "{}: {t}: {verdicts} report(s) at an inlined verdict branch (allowed, see \
+                     ct/verdict.supp)",
+                    v.checker
+                ));
+            }
+            if others > 0
+                || crashed
+                || ops.is_empty()
+                || (verdicts == 0 && (!r.success || summary != Some(0)))
+            {
+                report.fail(format!(
+                    "{}: {t} ({others} report contexts, summary {summary:?}, log {})",
+                    v.checker,
+                    log.display()
+                ));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Runs the harness under memcheck.
@@ -236,48 +422,61 @@ fn valgrind(bin: &Path, args: &[&str], supp: Option<&Path>) -> Result<Output, St
         cmd.arg(format!("--suppressions={}", s.display()));
     }
     cmd.arg(bin).args(args);
-    eprintln!("$ {cmd:?}");
     run_capture(&mut cmd)
-}
-
-fn lines(s: &str) -> Vec<String> {
-    s.lines()
-        .filter(|l| !l.starts_with("valgrind "))
-        .map(str::to_owned)
-        .collect()
 }
 
 /// The source locations (`file.rs:line`) of the branches on a public verdict that
 /// `ct/verdict.supp` allows. The suppressions match by function name, which fails when
 /// the function is inlined into the harness (Valgrind then names the frame
 /// `UnknownInlinedFun`); reports at exactly these lines are allowed in that case too. The lines
-/// are found by their text, so edits elsewhere in the files do not break the check.
+/// are found by their text in any source file under `crates/`, so edits elsewhere, and moves
+/// of the code between files and crates, do not break the check.
 fn verdict_lines(root: &Path) -> Result<Vec<String>, String> {
-    let sites: [(&str, &str); 3] = [
-        (
-            "crates/gcm/src/generic.rs",
-            "if tag_matches(&expected, tag)",
-        ),
-        ("crates/gcm/src/fused.rs", "tag_matches(&expected, tag)"),
-        ("crates/gcm/src/x86/aesni.rs", ".then_some(keys)"),
+    // The generic path's and the fused engines' `if tag_matches(..)`, and the key-schedule
+    // check `ct_verdict(E_K(0), H).then_some(keys)`.
+    let needles = [
+        "if tag_matches(&expected, tag)",
+        "tag_matches(&expected, tag)",
+        ".then_some(keys)",
     ];
+    let mut files = Vec::new();
+    let mut dirs = vec![root.join("crates")];
+    while let Some(d) = dirs.pop() {
+        for e in std::fs::read_dir(&d)
+            .map_err(|e| format!("{}: {e}", d.display()))?
+            .flatten()
+        {
+            let p = e.path();
+            if p.is_dir() {
+                dirs.push(p);
+            } else if p.extension().is_some_and(|x| x == "rs") {
+                files.push(p);
+            }
+        }
+    }
     let mut out = Vec::new();
-    for (file, needle) in sites {
-        let text = std::fs::read_to_string(root.join(file)).map_err(|e| format!("{file}: {e}"))?;
-        let name = Path::new(file)
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default();
+    for needle in needles {
         let before = out.len();
-        for (i, l) in text.lines().enumerate() {
-            if l.contains(needle) {
-                out.push(format!("{name}:{}", i + 1));
+        for f in &files {
+            let text = std::fs::read_to_string(f).map_err(|e| format!("{}: {e}", f.display()))?;
+            let name = f
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            for (i, l) in text.lines().enumerate() {
+                if l.contains(needle) {
+                    out.push(format!("{name}:{}", i + 1));
+                }
             }
         }
         if out.len() == before {
-            return Err(format!("ct: verdict site `{needle}` not found in {file}"));
+            return Err(format!(
+                "ct: verdict site `{needle}` not found under crates/"
+            ));
         }
     }
+    out.sort();
+    out.dedup();
     Ok(out)
 }
 
@@ -308,34 +507,6 @@ fn classify(stderr: &str, verdict_lines: &[String]) -> (usize, usize) {
     (verdicts, others)
 }
 
-/// `op <target> <operation> <errors>` lines: operation -> (runs, errors).
-fn parse_ops(stdout: &str) -> BTreeMap<String, (usize, usize)> {
-    let mut m: BTreeMap<String, (usize, usize)> = BTreeMap::new();
-    for l in stdout.lines() {
-        let f: Vec<&str> = l.split_whitespace().collect();
-        if let ["op", _target, name, errs] = f[..] {
-            let e = m.entry(name.to_owned()).or_default();
-            e.0 += 1;
-            e.1 += errs.parse::<usize>().unwrap_or(usize::MAX / 2);
-        }
-    }
-    m
-}
-
-/// `aes128-decrypt-badtag-a13-p255` -> `aes128-decrypt-badtag`; `polyval-update-7blocks` ->
-/// `polyval-update`.
-fn op_kind(name: &str) -> String {
-    let parts: Vec<&str> = name
-        .split('-')
-        .filter(|p| {
-            let sized = p.strip_prefix('a').or_else(|| p.strip_prefix('p'));
-            !(sized.is_some_and(|s| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()))
-                || p.ends_with("blocks") && p.as_bytes().first().is_some_and(u8::is_ascii_digit))
-        })
-        .collect();
-    parts.join("-")
-}
-
 /// The N of Valgrind's final "ERROR SUMMARY: N errors".
 fn error_summary(stderr: &str) -> Option<usize> {
     stderr
@@ -360,10 +531,250 @@ fn suppressions_used(stderr: &str) -> Vec<String> {
         .collect()
 }
 
-fn print_table(rows: &[[String; 5]]) {
-    let rows: Vec<Vec<String>> = rows.iter().cloned().map(Vec::from).collect();
-    let head = ["build", "target", "operation", "runs", "errors"];
-    print!("{}", crate::table::render(&head, &rows, 2, false));
+// ---------------------------------------------------------------------------------------
+// MemorySanitizer
+
+/// The MSan build's flags: the sanitizer, recovery so that one run counts every report,
+/// origins for readable logs, no eager checks (rustc marks by-value parameters `noundef`, and
+/// MSan would report a secret passed to a function that is not inlined, a false alarm), the
+/// checker's cfg (the exact swaps of what MSan models strictly), and the `aes` crate's
+/// software AES for the generic path (its AES-NI key expansion uses `aeskeygenassist`, which
+/// MSan models strictly; Valgrind checks that code).
+const MSAN_RUSTFLAGS: &str = "-Zsanitizer=memory -Zsanitizer-recover=memory \
+     -Zsanitizer-memory-track-origins -Cllvm-args=-msan-eager-checks=0 --cfg ct_taint \
+     --cfg aes_backend=\"soft\"";
+
+/// The host's target triple (MSan needs an explicit `--target` with `-Zbuild-std`).
+fn host_triple() -> Result<String, String> {
+    let out = proc::output(Command::new("rustc").arg("-vV")).ok_or("cannot run `rustc -vV`")?;
+    out.lines()
+        .find_map(|l| l.strip_prefix("host: "))
+        .map(str::to_owned)
+        .ok_or_else(|| "`rustc -vV` names no host".to_owned())
+}
+
+/// Builds the MSan harness into `target/ct/msan`.
+fn build_msan(root: &Path) -> Result<PathBuf, String> {
+    let host = host_triple()?;
+    let target_dir = root.join("target/ct/msan");
+    let mut cmd = tools::nightly_cargo();
+    cmd.args(["build", "--release", "-Zbuild-std", "--target", &host])
+        .arg("--manifest-path")
+        .arg(root.join("ct/Cargo.toml"))
+        .arg("--target-dir")
+        .arg(&target_dir)
+        .env("RUSTFLAGS", MSAN_RUSTFLAGS)
+        .env_remove("CARGO_TARGET_DIR");
+    if !proc::run_plain(&mut cmd) {
+        return Err("building the ct harness with MemorySanitizer failed".into());
+    }
+    Ok(target_dir.join(host).join("release/ct-check"))
+}
+
+/// Runs the MSan harness with reports counted, not fatal.
+fn msan_run(bin: &Path, args: &[&str]) -> Result<Output, String> {
+    let mut cmd = Command::new(bin);
+    cmd.args(args).env("MSAN_OPTIONS", "halt_on_error=0");
+    run_capture(&mut cmd)
+}
+
+/// MSan's reports per operation (between the harness's `ct-op-begin`/`ct-op-end` lines on
+/// stderr), and those outside any operation.
+fn msan_reports(stderr: &str) -> (BTreeMap<String, usize>, usize) {
+    let mut per_op: BTreeMap<String, usize> = BTreeMap::new();
+    let (mut current, mut outside) = (None::<String>, 0);
+    for l in stderr.lines() {
+        let words: Vec<&str> = l.split_whitespace().collect();
+        match words[..] {
+            ["ct-op-begin", _, name] => {
+                per_op.entry(name.to_owned()).or_insert(0);
+                current = Some(name.to_owned());
+            }
+            ["ct-op-end", ..] => current = None,
+            _ if l.contains("WARNING: MemorySanitizer:") => match &current {
+                Some(op) => *per_op.entry(op.clone()).or_insert(0) += 1,
+                None => outside += 1,
+            },
+            _ => {}
+        }
+    }
+    (per_op, outside)
+}
+
+/// MSan on every target this CPU has.
+fn msan_checks(
+    root: &Path,
+    opts: &Options,
+    native: &[String],
+    targets: &[String],
+    report: &mut Report,
+) -> Result<(), String> {
+    if let Err(e) = tools::ensure_nightly(&["rust-src"]) {
+        if opts.msan_optional {
+            println!("xtask ct: MSan check SKIPPED: {e}");
+            report.notes.push(format!("msan skipped: {e}"));
+            return Ok(());
+        }
+        report.fail(format!("msan: {e}"));
+        return Ok(());
+    }
+    let bin = build_msan(root)?;
+    let st = msan_run(&bin, &["--selftest"])?;
+    save_log("msan-selftest", &st.stderr);
+    let ops = parse_ops(&st.stdout);
+    let (per_op, _) = msan_reports(&st.stderr);
+    let (caught, expected, bad) =
+        judge_selftest(&ops, |o| per_op.get(&o.name).copied().unwrap_or(0));
+    report.cell(
+        "self-test: seeded leaks",
+        "msan",
+        format!("{caught}/{expected} as expected"),
+    );
+    if !bad.is_empty() || expected == 0 {
+        report.fail(format!("msan: seeded leaks not caught: {bad:?}"));
+    }
+    let quick = if opts.quick { vec!["--quick"] } else { vec![] };
+    for t in targets {
+        if !native.contains(t) {
+            report.cell(t, "msan", "n/a: not on this CPU".into());
+            continue;
+        }
+        let mut args = quick.clone();
+        args.push(t);
+        let r = msan_run(&bin, &args)?;
+        let log = save_log(&format!("msan-{t}"), &r.stderr);
+        let ops = parse_ops(&r.stdout);
+        let (per_op, outside) = msan_reports(&r.stderr);
+        let reports: usize = per_op.values().sum::<usize>() + outside;
+        let unmarked: usize = ops.iter().map(|o| o.unmarked.unwrap_or(0)).sum();
+        let mut cell = format!("{} / {reports}", ops.len());
+        if unmarked > 0 {
+            cell.push_str(&format!(", {unmarked} B unmarked"));
+            let which: Vec<&str> = ops
+                .iter()
+                .filter(|o| o.unmarked.unwrap_or(0) > 0)
+                .map(|o| o.name.as_str())
+                .take(5)
+                .collect();
+            report.notes.push(format!(
+                "msan: {t}: outputs lost their secret marking in {which:?}: the checker lost \
+                 track of a secret (an instruction MSan models strictly, or `asm!`)"
+            ));
+        }
+        report.cell(t, "msan", cell);
+        if reports > 0 || unmarked > 0 || !r.success || ops.is_empty() {
+            report.fail(format!(
+                "msan: {t} ({reports} reports, {unmarked} bytes unmarked, exit {:?}, log {})",
+                r.code,
+                log.display()
+            ));
+        }
+    }
+    Ok(())
+}
+
+// ---------------------------------------------------------------------------------------
+// Disassembly
+
+/// The disassembly check of every kernel symbol of `bin`, and of the seeded bad functions.
+fn disasm_check(bin: &Path, targets: &[String], report: &mut Report) -> Result<(), String> {
+    if let Err(e) = tools::ensure_apt("objdump", "binutils") {
+        report.fail(e);
+        return Ok(());
+    }
+    let mut cmd = Command::new("objdump");
+    cmd.args(["-d", "-C", "--no-show-raw-insn", "-M", "intel"])
+        .arg(bin);
+    let out = run_capture(&mut cmd)?;
+    if !out.success {
+        return Err(format!("objdump failed: {}", out.stderr.trim()));
+    }
+    let funcs = disasm::parse_objdump(&out.stdout);
+
+    // The seeded bad functions must be flagged, each by its rule.
+    let (mut flagged, mut expected) = (0, 0);
+    for (symbol, kind, rule) in disasm::SEEDED {
+        expected += 1;
+        let hits = disasm::matching(&funcs, symbol);
+        let found = hits.iter().any(|f| {
+            disasm::analyse(f, *kind, &[])
+                .findings
+                .iter()
+                .any(|x| x.rule == *rule)
+        });
+        if found {
+            flagged += 1;
+        } else {
+            report.fail(format!(
+                "disasm: seeded bad function {symbol} not flagged for {} ({} symbols found)",
+                rule.name(),
+                hits.len()
+            ));
+        }
+    }
+    report.cell(
+        "self-test: seeded leaks",
+        "disasm",
+        format!("{flagged}/{expected} flagged"),
+    );
+
+    for k in disasm::KERNELS {
+        if !targets.iter().any(|t| t == k.target) {
+            continue;
+        }
+        let (mut fns, mut findings) = (0, 0);
+        for g in k.groups {
+            for symbol in g.symbols {
+                let hits = disasm::matching(&funcs, symbol);
+                if hits.is_empty() {
+                    report.fail(format!(
+                        "disasm: {}: no symbol matches `{symbol}` (renamed or inlined? update \
+                         disasm::KERNELS)",
+                        k.target
+                    ));
+                }
+                for f in hits {
+                    let allowed: Vec<&disasm::Allow> = disasm::ALLOWED
+                        .iter()
+                        .filter(|a| {
+                            let name = disasm::normalize(&f.name);
+                            a.symbols.iter().any(|s| name.ends_with(s))
+                        })
+                        .collect();
+                    let a = disasm::analyse(f, g.kind, &allowed);
+                    fns += 1;
+                    findings += a.findings.len();
+                    for x in a.findings.iter().take(5) {
+                        report.notes.push(format!(
+                            "disasm: {}: {} {:#x}: {}: `{}`",
+                            k.target,
+                            f.name,
+                            x.addr,
+                            x.rule.name(),
+                            x.text
+                        ));
+                    }
+                    if !a.allowed.is_empty() {
+                        let note = format!(
+                            "disasm: {}: {} allowed instruction(s) like `{}`: {}",
+                            f.name,
+                            a.allowed.len(),
+                            a.allowed[0].0,
+                            a.allowed[0].1
+                        );
+                        if !report.notes.contains(&note) {
+                            report.notes.push(note);
+                        }
+                    }
+                }
+            }
+        }
+        report.cell(k.target, "disasm", format!("{fns} / {findings}"));
+        if findings > 0 {
+            report.fail(format!("disasm: {}: {findings} findings", k.target));
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -371,26 +782,42 @@ mod tests {
     use super::*;
 
     #[test]
-    fn operation_kinds() {
-        assert_eq!(
-            op_kind("aes128-decrypt-badtag-a13-p255"),
-            "aes128-decrypt-badtag"
-        );
-        assert_eq!(op_kind("polyval-update-17blocks"), "polyval-update");
-        assert_eq!(op_kind("aes256-encrypt-nonce16"), "aes256-encrypt-nonce16");
-        assert_eq!(
-            op_kind("ghash-update_padded-0..=80"),
-            "ghash-update_padded-0..=80"
-        );
-    }
-
-    #[test]
     fn parsing() {
         let err = "--1-- used_suppression:    552 gcm-verdict-generic-open verdict.supp:11\n\
                    ==1== ERROR SUMMARY: 0 errors from 0 contexts (suppressed: 552 from 4)\n";
         assert_eq!(error_summary(err), Some(0));
         assert_eq!(suppressions_used(err), ["gcm-verdict-generic-open x552"]);
-        let ops = parse_ops("valgrind true\nop t a-encrypt-a0-p1 0\nop t a-encrypt-a0-p1 2\n");
-        assert_eq!(ops["a-encrypt-a0-p1"], (2, 2));
+        let ops = parse_ops("checker msan\nop t a-encrypt-a0-p1 - 0\nop t leak-x 2 -\n");
+        assert_eq!(
+            ops,
+            [
+                Op {
+                    name: "a-encrypt-a0-p1".into(),
+                    reports: None,
+                    unmarked: Some(0)
+                },
+                Op {
+                    name: "leak-x".into(),
+                    reports: Some(2),
+                    unmarked: None
+                }
+            ]
+        );
+    }
+
+    #[test]
+    fn msan_stream() {
+        let err = "ct-op-begin s leak-a\n==1==WARNING: MemorySanitizer: use-of-uninitialized-value\n\
+                   ct-op-end s leak-a\nct-op-begin s clean-b\nct-op-end s clean-b\n\
+                   ==1==WARNING: MemorySanitizer: use-of-uninitialized-value\n";
+        let (per_op, outside) = msan_reports(err);
+        assert_eq!(per_op["leak-a"], 1);
+        assert_eq!(per_op["clean-b"], 0);
+        assert_eq!(outside, 1);
+        let ops = parse_ops("op s leak-a - 0\nop s clean-b - 0\nop s lost-c - 0\n");
+        let (caught, expected, bad) =
+            judge_selftest(&ops, |o| per_op.get(&o.name).copied().unwrap_or(0));
+        assert_eq!((caught, expected), (2, 3));
+        assert_eq!(bad, ["lost-c"]);
     }
 }

@@ -30,12 +30,14 @@ mod bench;
 mod bench_siv;
 mod cross_test;
 mod ct;
+mod disasm;
 mod fuzz;
 mod mca;
 mod patch_recipe;
 mod proc;
 mod table;
 mod test;
+mod tools;
 mod upstream;
 
 use std::process::ExitCode;
@@ -46,7 +48,7 @@ cargo xtask <COMMAND>
 Commands:
   test            everything CI runs, for both workspaces (. and aead-0.5/): their tests,
                   the forced-portable builds, the published crates' suites against ours,
-                  the patch recipe, and `cross-test --quick --install`
+                  the patch recipe, `ct --quick` and `cross-test --quick --install`
   bench           criterion benchmarks against RustCrypto, ring and aws-lc-rs; rewrites the
                   README's benchmark section and docs/*.svg
   cross-test      run the tests on big- and little-endian targets under QEMU, the x86
@@ -56,9 +58,10 @@ Commands:
   patch-recipe    README's [patch.crates-io] recipe for both generations, by git and path
   mca             the engines' steady-state loops through llvm-mca on the CPU models we tune
                   for (cycles per 64 bytes, busiest resource) and their code sizes
-  ct              constant-time validation under Valgrind memcheck, every backend
-                  (see `cargo xtask ct --help`)
-  fuzz            run each cargo-fuzz target N seconds (`cargo xtask fuzz --time N`)
+  ct              constant-time validation of every backend and engine: Valgrind,
+                  MemorySanitizer and the release binary's disassembly (see `--help`)
+  fuzz            run each cargo-fuzz target N seconds (`cargo xtask fuzz --time N`);
+                  installs nightly and cargo-fuzz when missing
   help            print this message
 ";
 

@@ -12,21 +12,28 @@
 //!    `aead-0.5/` upstream's `--cfg polyval_force_soft` too, in `target/soft`);
 //! 3. `cargo xtask upstream-tests` (the published crates' own suites against ours, and
 //!    cookie's) and `cargo xtask patch-recipe` (README's `[patch]` block, by git and path);
-//! 4. `cargo xtask cross-test --quick --install` (big-endian s390x, aarch64 with PMULL and
+//! 4. `cargo xtask ct --quick`: the constant-time checks on a subset of the operations, on
+//!    every backend and engine this CPU has, with their seeded leaks: Valgrind (the shipped
+//!    build), MemorySanitizer, and the disassembly check of the release binary; MSan is
+//!    skipped with a note only if the nightly toolchain cannot be installed;
+//! 5. `cargo xtask cross-test --quick --install` (big-endian s390x, aarch64 with PMULL and
 //!    ARMv8 AES and forced-portable, the x86 dispatch ladder under QEMU, Miri on s390x; both
 //!    workspaces).
+//!
+//! Step 0 also runs clippy over the two crates with their own workspaces, `ct/` and `fuzz/`.
 
 use std::{path::Path, process::Command};
 
 use crate::upstream::{target_dir, workspace_root};
 
 const HELP: &str = "\
-cargo xtask test [--no-cross] [--no-upstream]
+cargo xtask test [--no-cross] [--no-upstream] [--no-ct]
 
 Runs, in the main workspace and in aead-0.5/: fmt, clippy, doc, the tests, and the
 forced-portable build's tests; then the published crates' test suites against ours, the
-[patch] recipe check, and the quick cross-test (installing QEMU and cross linkers with
-apt-get when missing; needs root for that).
+[patch] recipe check, the quick constant-time checks (`cargo xtask ct --quick`), and the
+quick cross-test (installing QEMU, cross linkers and valgrind with apt-get when missing, and
+the nightly toolchain with rustup; needs root for apt-get).
 ";
 
 /// `RUSTFLAGS` of the forced-portable runs: ours and upstream polyval 0.6's `cfg`, the same in
@@ -36,18 +43,21 @@ pub const SOFT_RUSTFLAGS: &str = r#"--cfg polyval_backend="soft" --cfg polyval_f
 pub struct Steps {
     pub cross: bool,
     pub upstream: bool,
+    pub ct: bool,
 }
 
 pub fn parse(args: &[String]) -> Result<Option<Steps>, String> {
     let mut steps = Steps {
         cross: true,
         upstream: true,
+        ct: true,
     };
     for a in args {
         match a.as_str() {
             "-h" | "--help" => return Ok(None),
             "--no-cross" => steps.cross = false,
             "--no-upstream" => steps.upstream = false,
+            "--no-ct" => steps.ct = false,
             other => return Err(format!("unknown option `{other}`")),
         }
     }
@@ -65,7 +75,7 @@ fn cargo(dir: &Path, args: &[&str]) -> Command {
     c
 }
 
-/// Runs the local steps (0-3); the caller runs the cross-test step.
+/// Runs the local steps (0-4); the caller runs the cross-test step.
 pub fn run_local(steps: &Steps) -> Result<(), String> {
     let root = workspace_root()?;
     let old = root.join("aead-0.5");
@@ -93,6 +103,18 @@ pub fn run_local(steps: &Steps) -> Result<(), String> {
         "cargo clippy --all-features (aead-0.5)",
         cargo(&old, &clippy).arg("--all-features").args(deny),
     )?;
+    // The crates with their own workspaces: the constant-time harness and the fuzz targets
+    // (aws-lc-sys with its plain C build, as `cargo xtask fuzz` builds it).
+    for dir in ["ct", "fuzz"] {
+        let mut c = cargo(&root, &clippy[..2]);
+        c.arg("--manifest-path")
+            .arg(root.join(dir).join("Cargo.toml"))
+            .arg("--target-dir")
+            .arg(target.join(format!("{dir}-clippy")))
+            .args(deny)
+            .env("AWS_LC_SYS_CMAKE_BUILDER", "0");
+        status(&format!("cargo clippy ({dir}/)"), &mut c)?;
+    }
     let doc = ["doc", "--no-deps", "--all-features"];
     let mut d = cargo(&root, &doc);
     d.args([
@@ -153,6 +175,16 @@ pub fn run_local(steps: &Steps) -> Result<(), String> {
     if steps.upstream {
         crate::upstream::run(&[])?;
         crate::patch_recipe::run(&[])?;
+    }
+
+    // 4. Constant time, the quick run.
+    if steps.ct {
+        println!("xtask test: cargo xtask ct --quick");
+        let opts = crate::ct::Options {
+            msan_optional: true,
+            ..crate::ct::Options::parse(&["--quick".to_owned()])?.expect("not --help")
+        };
+        crate::ct::run_with(&opts)?;
     }
     Ok(())
 }

@@ -191,9 +191,9 @@ where
     /// empty accumulator. Each message hashes with its own accumulator through `&self`.
     ghash: GHash,
 
-    /// Our own AES round keys for a fused AES-CTR+GHASH engine, when the key came through
-    /// `KeyInit` and the CPU has one.
-    fused: Option<Fused>,
+    /// Our own AES round keys and powers of H for a fused AES-CTR+GHASH engine, active when
+    /// the key came through `KeyInit` and the CPU has one.
+    fused: Fused,
 
     /// Length of the nonce.
     nonce_size: PhantomData<NonceSize>,
@@ -247,7 +247,7 @@ where
         let ghash = GHash::new(&h);
         #[cfg(feature = "zeroize")]
         zeroize::Zeroize::zeroize(h.as_mut_slice());
-        Some(Self::assemble(cipher, ghash, Some(fused?)))
+        Some(Self::assemble(cipher, ghash, fused?))
     }
 }
 
@@ -262,7 +262,7 @@ where
         let ghash = GHash::new(&h);
         #[cfg(feature = "zeroize")]
         zeroize::Zeroize::zeroize(h.as_mut_slice());
-        Self::assemble(cipher, ghash, None)
+        Self::assemble(cipher, ghash, Fused::inactive())
     }
 }
 
@@ -281,14 +281,14 @@ where
         let ghash = GHash::__with_backend(&h, backend);
         #[cfg(feature = "zeroize")]
         zeroize::Zeroize::zeroize(h.as_mut_slice());
-        ghash.map(|ghash| Self::assemble(cipher, ghash, None))
+        ghash.map(|ghash| Self::assemble(cipher, ghash, Fused::inactive()))
     }
 
     /// Not part of the upstream API: the fused engine this instance runs on
     /// ([`__Engine::Generic`] for the two-pass path).
     #[doc(hidden)]
     pub fn __engine(&self) -> Engine {
-        self.fused.as_ref().map_or(Engine::Generic, Fused::engine)
+        self.fused.engine()
     }
 
     /// Not part of the upstream API: the GHASH backend this instance runs on.
@@ -297,7 +297,7 @@ where
         self.ghash.__backend()
     }
 
-    fn assemble(cipher: Aes, mut ghash: GHash, fused: Option<Fused>) -> Self {
+    fn assemble(cipher: Aes, mut ghash: GHash, fused: Fused) -> Self {
         // Fill the table of powers of H now, once per key: the GHASH state would otherwise
         // compute the powers its wide loop needs on first use, per message.
         ghash.__precompute();
@@ -342,7 +342,7 @@ where
     ) -> Result<Tag<TagSize>, Error> {
         check_lengths(P_MAX, buffer.len(), associated_data.len())?;
         let j0 = aead_engines::j0(self.ghash.__core(), nonce);
-        let full_tag = match &self.fused {
+        let full_tag = match self.fused.active() {
             Some(f) => f.seal(&j0, associated_data, buffer.into()),
             None => generic::seal(&self.cipher, &self.ghash, &j0, associated_data, buffer),
         };
@@ -358,7 +358,7 @@ where
     ) -> Result<(), Error> {
         check_lengths(C_MAX, buffer.len(), associated_data.len())?;
         let j0 = aead_engines::j0(self.ghash.__core(), nonce);
-        match &self.fused {
+        match self.fused.active() {
             Some(f) => f
                 .open(&j0, associated_data, buffer.into(), tag)
                 .map_err(|_| Error),

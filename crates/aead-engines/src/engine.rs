@@ -9,7 +9,7 @@
 #![allow(unsafe_code)]
 
 use crate::fused::Engine;
-use crate::kernel::{self, AesKeys, Counter, Domain, Hashing};
+use crate::kernel::{self, AesKeys, Counter, Domain, Ghash, Hashing, Inc32};
 use crate::lanes::Lanes;
 use crate::tables::{PowerTable, RoundKeys};
 use inout::InOutBuf;
@@ -71,17 +71,65 @@ pub(crate) unsafe trait Isa: Copy {
     unsafe fn run<J: Job>(self, job: J) -> J::Output;
 }
 
-/// [`kernel::gcm`]. Obligation: `len` bytes readable at `inp` and writable at `out`, which are
-/// equal or disjoint.
+/// One message's key material, AAD, buffers and what to hash: what [`Gcm`] and [`Crypt`] run.
+/// Obligation: `len` bytes readable at `inp` and writable at `out`, which are equal or
+/// disjoint.
+pub(crate) struct Message<'a> {
+    pub(crate) rk: &'a RoundKeys,
+    pub(crate) tbl: &'a PowerTable,
+    pub(crate) aad: &'a [u8],
+    pub(crate) inp: *const u8,
+    pub(crate) out: *mut u8,
+    pub(crate) len: usize,
+    pub(crate) hashing: Hashing,
+}
+
+impl<'a> Message<'a> {
+    /// The message of `len` bytes at `inp` (input) and `out` (output).
+    pub(crate) fn new(
+        rk: &'a RoundKeys,
+        tbl: &'a PowerTable,
+        aad: &'a [u8],
+        (inp, out, len): (*const u8, *mut u8, usize),
+        hashing: Hashing,
+    ) -> Self {
+        Message {
+            rk,
+            tbl,
+            aad,
+            inp,
+            out,
+            len,
+            hashing,
+        }
+    }
+
+    /// [`kernel::crypt`] on this message with the round keys in `ks`.
+    ///
+    /// # Safety
+    /// As [`Job::run`], with the message's obligation.
+    #[inline(always)]
+    unsafe fn crypt<L: Lanes, C: Counter, D: Domain, const N: usize, const KARATSUBA: bool>(
+        &self,
+        ks: &AesKeys<L>,
+        ctr: (&[u8; 16], u32),
+        lengths: &[u8; 16],
+    ) -> [u8; 16] {
+        let m = self;
+        // SAFETY: forwarded from the caller.
+        unsafe {
+            kernel::crypt::<L, C, D, N, KARATSUBA>(
+                ks, m.tbl, ctr, m.aad, m.inp, m.out, m.len, m.hashing, lengths,
+            )
+        }
+    }
+}
+
+/// GCM: the keystream from `inc32(J0)` over the message, and (hashing) the full tag
+/// `GHASH(A, C) ^ E(J0)`, `C` the input or the output. Obligation: the message's.
 struct Gcm<'a> {
-    rk: &'a RoundKeys,
-    tbl: &'a PowerTable,
+    msg: Message<'a>,
     j0: &'a [u8; 16],
-    aad: &'a [u8],
-    inp: *const u8,
-    out: *mut u8,
-    len: usize,
-    hashing: Hashing,
 }
 
 impl Job for Gcm<'_> {
@@ -90,22 +138,23 @@ impl Job for Gcm<'_> {
 
     #[inline(always)]
     unsafe fn run<L: Lanes, const N: usize, const KARATSUBA: bool>(self) -> [u8; 16] {
-        let Gcm {
-            rk,
-            tbl,
-            j0,
-            aad,
-            inp,
-            out,
-            len,
-            hashing,
-        } = self;
+        let lengths = crate::length_block(self.msg.aad.len(), self.msg.len);
         // SAFETY: the features and the buffers are the caller's obligations.
-        unsafe { kernel::gcm::<L, N, KARATSUBA>(rk, tbl, j0, aad, inp, out, len, hashing) }
+        unsafe {
+            let ks = AesKeys::<L>::new(self.msg.rk);
+            // The text's keystream starts at inc32(J0).
+            let s = self
+                .msg
+                .crypt::<L, Inc32, Ghash, N, KARATSUBA>(&ks, (self.j0, 1), &lengths);
+            if self.msg.hashing == Hashing::Off {
+                return s;
+            }
+            mask(s, &ks.encrypt_block(self.j0))
+        }
     }
 }
 
-/// [`kernel::gcm_tag`]. No obligation of its own.
+/// GCM's full tag of `(aad, ct)` without decrypting. No obligation of its own.
 struct GcmTag<'a> {
     rk: &'a RoundKeys,
     tbl: &'a PowerTable,
@@ -119,9 +168,24 @@ impl Job for GcmTag<'_> {
 
     #[inline(always)]
     unsafe fn run<L: Lanes, const N: usize, const KARATSUBA: bool>(self) -> [u8; 16] {
+        let lengths = crate::length_block(self.aad.len(), self.ct.len());
         // SAFETY: the features are the caller's obligation.
-        unsafe { kernel::gcm_tag::<L, N, KARATSUBA>(self.rk, self.tbl, self.j0, self.aad, self.ct) }
+        unsafe {
+            let s = kernel::hash_message::<L, Ghash, N, KARATSUBA>(
+                self.tbl, self.aad, self.ct, &lengths,
+            );
+            mask(s, &AesKeys::<L>::new(self.rk).encrypt_block(self.j0))
+        }
     }
+}
+
+/// `s ^ m`.
+#[inline(always)]
+fn mask(mut s: [u8; 16], m: &[u8; 16]) -> [u8; 16] {
+    for (a, b) in s.iter_mut().zip(m) {
+        *a ^= b;
+    }
+    s
 }
 
 /// AES-ECB of a few blocks, in place ([`kernel::encrypt_blocks`]). No obligation of its own.
@@ -140,17 +204,12 @@ impl Job for EncryptBlocks<'_> {
     }
 }
 
-/// [`kernel::crypt`] with any counter flavour `C` and hash domain `D` (AES-GCM-SIV's
-/// building block). Obligation: as [`Gcm`]'s.
+/// [`kernel::crypt`] with any counter flavour `C` and hash domain `D`, from counter block
+/// `ctr0`, ending the hash with the block `lengths` (AES-GCM-SIV's building block).
+/// Obligation: the message's.
 pub(crate) struct Crypt<'a, C, D> {
-    pub(crate) rk: &'a RoundKeys,
-    pub(crate) tbl: &'a PowerTable,
+    pub(crate) msg: Message<'a>,
     pub(crate) ctr0: &'a [u8; 16],
-    pub(crate) aad: &'a [u8],
-    pub(crate) inp: *const u8,
-    pub(crate) out: *mut u8,
-    pub(crate) len: usize,
-    pub(crate) hashing: Hashing,
     pub(crate) lengths: &'a [u8; 16],
     pub(crate) flavour: core::marker::PhantomData<(C, D)>,
 }
@@ -161,24 +220,11 @@ impl<C: Counter, D: Domain> Job for Crypt<'_, C, D> {
 
     #[inline(always)]
     unsafe fn run<L: Lanes, const N: usize, const KARATSUBA: bool>(self) -> [u8; 16] {
-        let Crypt {
-            rk,
-            tbl,
-            ctr0,
-            aad,
-            inp,
-            out,
-            len,
-            hashing,
-            lengths,
-            ..
-        } = self;
         // SAFETY: the features and the buffers are the caller's obligations.
         unsafe {
-            let ks = AesKeys::<L>::new(rk);
-            kernel::crypt::<L, C, D, N, KARATSUBA>(
-                &ks, tbl, ctr0, aad, inp, out, len, hashing, lengths,
-            )
+            let ks = AesKeys::<L>::new(self.msg.rk);
+            self.msg
+                .crypt::<L, C, D, N, KARATSUBA>(&ks, (self.ctr0, 0), self.lengths)
         }
     }
 }
@@ -218,9 +264,7 @@ pub(crate) fn encrypt_block<I: Isa>(isa: I, rk: &RoundKeys, block: &[u8; 16]) ->
 pub(crate) fn checked_schedule<I: Isa>(isa: I, aes_key: &[u8], h: &[u8; 16]) -> Option<RoundKeys> {
     let rk = isa.expand(aes_key)?;
     let e0 = encrypt_block(isa, &rk, &[0; 16]);
-    ctutils::CtEq::ct_eq(&e0[..], &h[..])
-        .to_bool()
-        .then_some(rk)
+    crate::ct_verdict(&e0, h).then_some(rk)
 }
 
 /// Encrypts `buffer` with the keystream from `inc32(J0)`; returns the full tag.
@@ -235,18 +279,9 @@ pub(crate) fn seal<I: Isa>(
 ) -> [u8; 16] {
     let len = buffer.len();
     let (inp, out) = buffer.into_raw();
-    let job = Gcm {
-        rk,
-        tbl,
-        j0,
-        aad,
-        inp,
-        out,
-        len,
-        hashing: Hashing::Output,
-    };
+    let msg = Message::new(rk, tbl, aad, (inp, out, len), Hashing::Output);
     // SAFETY: `InOutBuf` guarantees `len` valid bytes at `inp` and `out`, equal or disjoint.
-    unsafe { isa.run(job) }
+    unsafe { isa.run(Gcm { msg, j0 }) }
 }
 
 /// Decrypts `buffer` in place in one pass; returns the expected full tag.
@@ -260,18 +295,9 @@ pub(crate) fn open_in_place<I: Isa>(
     buffer: &mut [u8],
 ) -> [u8; 16] {
     let (p, len) = (buffer.as_mut_ptr(), buffer.len());
-    let job = Gcm {
-        rk,
-        tbl,
-        j0,
-        aad,
-        inp: p,
-        out: p,
-        len,
-        hashing: Hashing::Input,
-    };
+    let msg = Message::new(rk, tbl, aad, (p, p, len), Hashing::Input);
     // SAFETY: one buffer of `len` bytes, read and written in place.
-    unsafe { isa.run(job) }
+    unsafe { isa.run(Gcm { msg, j0 }) }
 }
 
 /// The keystream from `inc32(J0)` XORed over the input, written to the output.
@@ -285,18 +311,9 @@ pub(crate) fn ctr<I: Isa>(
 ) {
     let len = buffer.len();
     let (inp, out) = buffer.into_raw();
-    let job = Gcm {
-        rk,
-        tbl,
-        j0,
-        aad: &[],
-        inp,
-        out,
-        len,
-        hashing: Hashing::Off,
-    };
+    let msg = Message::new(rk, tbl, &[], (inp, out, len), Hashing::Off);
     // SAFETY: as in `seal`.
-    unsafe { isa.run(job) };
+    unsafe { isa.run(Gcm { msg, j0 }) };
 }
 
 /// GCM's full tag of `(aad, ct)` without decrypting.
@@ -330,7 +347,7 @@ pub(crate) fn encrypt_blocks<I: Isa>(isa: I, rk: &RoundKeys, blocks: &mut [[u8; 
 
 /// AES-GCM-SIV's CTR ([`kernel::Le32`]) over `buffer` from the counter block `ctr0`, and, as
 /// `hashing` says, POLYVAL ([`kernel::Polyval`]) under `tbl`'s key of `aad`, the output and
-/// the length block in the same pass; returns that hash (zeros with [`Hashing::Off`]).
+/// the length block in the same pass; returns that hash (meaningless with [`Hashing::Off`]).
 #[inline]
 pub(crate) fn siv_crypt<I: Isa>(
     isa: I,
@@ -342,18 +359,11 @@ pub(crate) fn siv_crypt<I: Isa>(
     hashing: Hashing,
 ) -> [u8; 16] {
     let len = buffer.len();
-    let lengths = &crate::siv::length_block(aad.len(), len);
     let (inp, out) = buffer.into_raw();
     let job = Crypt::<kernel::Le32, kernel::Polyval> {
-        rk,
-        tbl,
+        msg: Message::new(rk, tbl, aad, (inp, out, len), hashing),
         ctr0,
-        aad,
-        inp,
-        out,
-        len,
-        hashing,
-        lengths,
+        lengths: &crate::siv::length_block(aad.len(), len),
         flavour: core::marker::PhantomData,
     };
     // SAFETY: `InOutBuf` guarantees `len` valid bytes at `inp` and `out`, equal or disjoint.
@@ -376,14 +386,11 @@ pub(crate) fn polyval<I: Isa>(isa: I, tbl: &PowerTable, aad: &[u8], data: &[u8])
 }
 
 /// AES-GCM-SIV's end of an encryption in one call: the tag block encrypted in place, then CTR
-/// ([`kernel::Le32`]) from the tag with the top bit of byte 15 set, over `inp` to `out`.
-/// Obligation: as [`Gcm`]'s.
+/// ([`kernel::Le32`]) from the tag with the top bit of byte 15 set over the message (which
+/// hashes nothing). Obligation: the message's.
 struct SivTagCtr<'a> {
-    rk: &'a RoundKeys,
+    msg: Message<'a>,
     block: &'a mut [u8; 16],
-    inp: *const u8,
-    out: *mut u8,
-    len: usize,
 }
 
 impl Job for SivTagCtr<'_> {
@@ -391,29 +398,13 @@ impl Job for SivTagCtr<'_> {
 
     #[inline(always)]
     unsafe fn run<L: Lanes, const N: usize, const KARATSUBA: bool>(self) {
-        let SivTagCtr {
-            rk,
-            block,
-            inp,
-            out,
-            len,
-        } = self;
         // SAFETY: the features and the buffers are the caller's obligations.
         unsafe {
-            let ks = AesKeys::<L>::new(rk);
-            *block = ks.encrypt_block(block);
-            let ctr0 = crate::siv::counter_block(block);
-            kernel::crypt::<L, kernel::Le32, kernel::Polyval, N, KARATSUBA>(
-                &ks,
-                &crate::tables::EMPTY,
-                &ctr0,
-                &[],
-                inp,
-                out,
-                len,
-                Hashing::Off,
-                &[0; 16],
-            );
+            let ks = AesKeys::<L>::new(self.msg.rk);
+            *self.block = ks.encrypt_block(self.block);
+            let ctr0 = crate::siv::counter_block(self.block);
+            self.msg
+                .crypt::<L, kernel::Le32, kernel::Polyval, N, KARATSUBA>(&ks, (&ctr0, 0), &[0; 16]);
         }
     }
 }
@@ -430,11 +421,14 @@ pub(crate) fn siv_tag_ctr<I: Isa>(
     let len = buffer.len();
     let (inp, out) = buffer.into_raw();
     let job = SivTagCtr {
-        rk,
+        msg: Message::new(
+            rk,
+            &crate::tables::EMPTY,
+            &[],
+            (inp, out, len),
+            Hashing::Off,
+        ),
         block,
-        inp,
-        out,
-        len,
     };
     // SAFETY: `InOutBuf` guarantees `len` valid bytes at `inp` and `out`, equal or disjoint.
     unsafe { isa.run(job) }

@@ -11,14 +11,21 @@
 //! its own inverse); out of place it hashes first and writes the output only after the tag
 //! matches, since the output's old contents could not be restored.
 
-// Targets without a fused engine keep the dispatch code, unused.
+// Targets without a fused engine keep the dispatch code, unused (`Token` is uninhabited
+// there and every `dispatch!` diverges).
 #![cfg_attr(
     not(any(
         target_arch = "x86",
         target_arch = "x86_64",
         all(target_arch = "aarch64", target_endian = "little")
     )),
-    allow(dead_code, unused_imports, unused_macros, unused_variables)
+    allow(
+        dead_code,
+        unused_imports,
+        unused_macros,
+        unused_variables,
+        unreachable_code
+    )
 )]
 
 use crate::engine::{self, Isa};
@@ -140,14 +147,24 @@ pub(crate) use dispatch;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct TagMismatch;
 
-/// One fused engine's state for one AES key: the engine's token (holding it proves the CPU
-/// runs the engine), our AES round keys, and every power of H the kernels multiply by,
-/// computed once per key.
+/// The fused state of one AES key: active, an engine's token (holding it proves the CPU runs
+/// the engine), our AES round keys and every power of H the kernels multiply by, computed once
+/// per key; or inactive ([`Fused::inactive`]: the generic path runs), all zero. Inactive, every
+/// byte is still written, so a state moved around carries no stale stack bytes (an `Option`'s
+/// `None` would leave its payload's to whatever the stack held, possibly key material).
 #[derive(Clone)]
 pub struct Fused {
-    token: Token,
+    token: Option<Token>,
     keys: RoundKeys,
     table: PowerTable,
+}
+
+/// An active [`Fused`] state, borrowed: what encrypts and decrypts.
+#[derive(Clone, Copy)]
+pub struct Active<'a> {
+    token: Token,
+    keys: &'a RoundKeys,
+    table: &'a PowerTable,
 }
 
 /// The token of each engine (the variants are private: `Fused` and `siv::FusedSiv` are
@@ -204,15 +221,6 @@ impl Token {
     }
 }
 
-// Without a fused engine `Fused` is uninhabited and every `dispatch!` diverges.
-#[cfg_attr(
-    not(any(
-        target_arch = "x86",
-        target_arch = "x86_64",
-        all(target_arch = "aarch64", target_endian = "little")
-    )),
-    allow(unreachable_code)
-)]
 impl Fused {
     /// The fused state for `engine` and AES key `aes_key` (16, 24 or 32 bytes), if the CPU
     /// runs `engine` and our key schedule agrees with the caller's cipher on `E_K(0^128) = h`
@@ -222,18 +230,45 @@ impl Fused {
         let token = Token::detect(engine)?;
         let keys = dispatch!(token, t => engine::checked_schedule(t, aes_key, h))?;
         let table = PowerTable::ghash(h);
-        Some(Fused { token, keys, table })
+        Some(Fused {
+            token: Some(token),
+            keys,
+            table,
+        })
     }
 
-    /// The engine these round keys run on.
+    /// The inactive state: all zero, no engine.
+    pub fn inactive() -> Self {
+        Fused {
+            token: None,
+            keys: RoundKeys::zero(),
+            table: PowerTable::zero(),
+        }
+    }
+
+    /// The active state, if there is one.
+    #[inline]
+    pub fn active(&self) -> Option<Active<'_>> {
+        let token = self.token?;
+        Some(Active {
+            token,
+            keys: &self.keys,
+            table: &self.table,
+        })
+    }
+
+    /// The engine this state runs on ([`Engine::Generic`] when inactive).
     pub fn engine(&self) -> Engine {
-        dispatch!(self.token, t => t.engine())
+        self.active()
+            .map_or(Engine::Generic, |a| dispatch!(a.token, t => t.engine()))
     }
+}
 
+impl Active<'_> {
     /// Encrypts `buffer` (input to output) with the keystream from `inc32(J0)` and returns the
     /// full 16-byte tag.
-    pub fn seal(&self, j0: &[u8; 16], aad: &[u8], buffer: InOutBuf<'_, '_, u8>) -> [u8; 16] {
-        let (rk, tbl) = (&self.keys, &self.table);
+    pub fn seal(self, j0: &[u8; 16], aad: &[u8], buffer: InOutBuf<'_, '_, u8>) -> [u8; 16] {
+        let (rk, tbl) = (self.keys, self.table);
         dispatch!(self.token, t => engine::seal(t, rk, tbl, j0, aad, buffer))
     }
 
@@ -241,13 +276,13 @@ impl Fused {
     /// and, only if it matches, leaves the plaintext in the output. On a mismatch the output
     /// is exactly as it was.
     pub fn open(
-        &self,
+        self,
         j0: &[u8; 16],
         aad: &[u8],
         mut buffer: InOutBuf<'_, '_, u8>,
         tag: &[u8],
     ) -> Result<(), TagMismatch> {
-        let (rk, tbl) = (&self.keys, &self.table);
+        let (rk, tbl) = (self.keys, self.table);
         let in_place = core::ptr::eq(buffer.get_in().as_ptr(), buffer.get_out().as_ptr());
         if in_place {
             let buf = buffer.get_out();

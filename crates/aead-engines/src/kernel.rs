@@ -91,35 +91,28 @@ impl<L: Lanes> AesKeys<L> {
     /// The registers for `rk` (loops, not closures: a closure in this generic code would be
     /// compiled without the engine's features).
     ///
-    /// Every register is written at a constant index (the three key sizes are three arms), so
-    /// that LLVM keeps the struct in registers: with a run-time index into `extra` it built the
-    /// struct on the stack and then copied it (a `memcpy` call of 256 to 1024 bytes per job,
-    /// which short messages, and AES-GCM-SIV's per-message keys, paid every time).
-    ///
     /// # Safety
     /// As the [`Lanes`] methods.
     #[inline(always)]
     pub(crate) unsafe fn new(rk: &RoundKeys) -> Self {
         let r = rk.rounds();
         let shift = usize::from(L::KEY_FIRST);
+        // The first slot of `extra` in use: 4, 2 or 0.
+        let extra_from = 14 - r;
+        // Every slot is written at a constant index (a slot chosen at run time would keep the
+        // whole struct in memory, and returning it would copy a kilobyte).
         // SAFETY: forwarded from the caller.
         unsafe {
-            let key = |i: usize| rk.key(i - shift);
-            let z = L::zero();
-            // The extra rounds of AES-192 (two) and AES-256 (four) in the last slots.
-            let extra = match r {
-                14 => [
-                    L::broadcast(key(1)),
-                    L::broadcast(key(2)),
-                    L::broadcast(key(3)),
-                    L::broadcast(key(4)),
-                ],
-                12 => [z, z, L::broadcast(key(1)), L::broadcast(key(2))],
-                _ => [z; 4],
-            };
-            let mut mid = [z; 9];
+            let zero = L::zero();
+            let mut extra = [zero; 4];
+            for (j, k) in extra.iter_mut().enumerate() {
+                if j >= extra_from {
+                    *k = L::broadcast(rk.key(j - extra_from + 1 - shift));
+                }
+            }
+            let mut mid = [zero; 9];
             for (i, k) in mid.iter_mut().enumerate() {
-                *k = L::broadcast(key(r - 9 + i));
+                *k = L::broadcast(rk.key(r - 9 + i - shift));
             }
             AesKeys {
                 first: L::broadcast(rk.key(if L::KEY_FIRST { r - 1 } else { 0 })),
@@ -145,13 +138,16 @@ impl<L: Lanes> AesKeys<L> {
     /// The extra rounds of AES-192 (two) and AES-256 (four), on every register of `x`.
     #[inline(always)]
     unsafe fn extra<const N: usize>(&self, x: &mut [L; N]) {
-        let from = if self.rounds > 12 { 0 } else { 2 };
-        if self.rounds > 10 {
-            for k in &self.extra[from..] {
-                for v in x.iter_mut() {
-                    // SAFETY: forwarded from the caller.
-                    *v = unsafe { L::aes_round(*v, *k) };
+        // Constant indices only (see `new`).
+        // SAFETY: forwarded from the caller.
+        unsafe {
+            if self.rounds > 10 {
+                if self.rounds > 12 {
+                    round_all(x, self.extra[0]);
+                    round_all(x, self.extra[1]);
                 }
+                round_all(x, self.extra[2]);
+                round_all(x, self.extra[3]);
             }
         }
     }
@@ -211,16 +207,27 @@ impl<L: Lanes> AesKeys<L> {
     }
 }
 
+/// One AES round with key `k` on every register of `x`.
+#[inline(always)]
+unsafe fn round_all<L: Lanes, const N: usize>(x: &mut [L; N], k: L) {
+    for v in x.iter_mut() {
+        // SAFETY: forwarded from the caller.
+        *v = unsafe { L::aes_round(*v, k) };
+    }
+}
+
 /// A counter flavour: how consecutive counter blocks are made.
 pub(crate) trait Counter {
     /// The counter as the kernel carries it.
     type State<L: Lanes>: Copy;
 
-    /// The state whose first block is `first`.
+    /// The state whose first block is `skip` steps after `block` (GCM starts at `inc32(J0)`,
+    /// and passing `J0` itself keeps the counter's value a load of the caller's block, which
+    /// the disassembly check of `cargo xtask ct` tells from data by its width).
     ///
     /// # Safety
     /// As the [`Lanes`] methods.
-    unsafe fn start<L: Lanes>(first: &[u8; 16]) -> Self::State<L>;
+    unsafe fn start<L: Lanes>(block: &[u8; 16], skip: u32) -> Self::State<L>;
 
     /// The next `N` registers of counter blocks (lane order), advancing the state.
     ///
@@ -263,12 +270,18 @@ impl Counter for Inc32 {
     type State<L: Lanes> = Inc32State<L>;
 
     #[inline(always)]
-    unsafe fn start<L: Lanes>(first: &[u8; 16]) -> Inc32State<L> {
-        let ctr = u32::from_be_bytes([first[12], first[13], first[14], first[15]]);
+    unsafe fn start<L: Lanes>(block: &[u8; 16], skip: u32) -> Inc32State<L> {
+        // The last eight bytes as one big-endian word: the counter is its low half.
+        let mut tail = [0u8; 8];
+        tail.copy_from_slice(&block[8..]);
+        let ctr = (u64::from_be_bytes(tail) as u32).wrapping_add(skip);
         // Byte-reversed, the counter is the lane's low word, where a 32-bit add does `inc32`
         // (wrapping) for each lane's offset.
         // SAFETY: forwarded from the caller.
-        let be = unsafe { L::reverse(L::add32(L::reverse(L::broadcast(first)), lane_offsets())) };
+        let be = unsafe {
+            let offsets = L::add32(lane_offsets(), word(0, skip));
+            L::reverse(L::add32(L::reverse(L::broadcast(block)), offsets))
+        };
         Inc32State { be, ctr }
     }
 
@@ -309,9 +322,9 @@ impl Counter for Le32 {
     type State<L: Lanes> = L;
 
     #[inline(always)]
-    unsafe fn start<L: Lanes>(first: &[u8; 16]) -> L {
+    unsafe fn start<L: Lanes>(block: &[u8; 16], skip: u32) -> L {
         // SAFETY: forwarded from the caller.
-        unsafe { L::add32(L::broadcast(first), lane_offsets()) }
+        unsafe { L::add32(L::broadcast(block), L::add32(lane_offsets(), word(0, skip))) }
     }
 
     #[inline(always)]
@@ -805,7 +818,8 @@ unsafe fn hash_bytes<L: Lanes, D: Domain, const N: usize, const KARATSUBA: bool>
     y
 }
 
-/// A message: `aad` hashed, then `len` bytes of CTR (first counter block `ctr0`) from `inp` to
+/// A message: `aad` hashed, then `len` bytes of CTR (first counter block `skip` steps after
+/// `ctr0`) from `inp` to
 /// `out`, with [`Hashing`] choosing what else is hashed, then the block `lengths`. Returns the
 /// hash as bytes (GHASH: un-reflected), or zeros with [`Hashing::Off`] (which ignores `aad`
 /// and `lengths`).
@@ -824,7 +838,7 @@ pub(crate) unsafe fn crypt<
 >(
     ks: &AesKeys<L>,
     tbl: &PowerTable,
-    ctr0: &[u8; 16],
+    (ctr0, skip): (&[u8; 16], u32),
     aad: &[u8],
     inp: *const u8,
     out: *mut u8,
@@ -850,7 +864,7 @@ pub(crate) unsafe fn crypt<
     // SAFETY: the caller's features and buffers; every offset below is at most `len` and
     // every access of `n` bytes at offset `off` has `off + n <= len`, by the loop conditions.
     unsafe {
-        let mut ctr = C::start::<L>(ctr0);
+        let mut ctr = C::start::<L>(ctr0, skip);
         let mut y = L::zero();
         if hash && !fold_aad {
             y = hash_bytes::<L, D, N, KARATSUBA>(tbl, y, aad.as_ptr(), aad.len());
@@ -968,68 +982,4 @@ pub(crate) unsafe fn encrypt_blocks<L: Lanes>(ks: &AesKeys<L>, blocks: &mut [[u8
             }
         }
     }
-}
-
-/// GCM's tag mask, counter and length block around [`crypt`]: `GHASH(A, C) ^ E(J0)` (the full
-/// tag) for [`Hashing::Input`] and [`Hashing::Output`], the keystream from `inc32(J0)` over the
-/// buffer in every case.
-///
-/// # Safety
-/// As [`crypt`].
-#[inline(always)]
-#[allow(clippy::too_many_arguments)]
-pub(crate) unsafe fn gcm<L: Lanes, const N: usize, const KARATSUBA: bool>(
-    rk: &RoundKeys,
-    tbl: &PowerTable,
-    j0: &[u8; 16],
-    aad: &[u8],
-    inp: *const u8,
-    out: *mut u8,
-    len: usize,
-    hashing: Hashing,
-) -> [u8; 16] {
-    let mut ctr0 = *j0;
-    let c = u32::from_be_bytes([j0[12], j0[13], j0[14], j0[15]]).wrapping_add(1);
-    ctr0[12..].copy_from_slice(&c.to_be_bytes());
-    let lengths = crate::length_block(aad.len(), len);
-    // SAFETY: forwarded from the caller.
-    unsafe {
-        let ks = AesKeys::<L>::new(rk);
-        let s = crypt::<L, Inc32, Ghash, N, KARATSUBA>(
-            &ks, tbl, &ctr0, aad, inp, out, len, hashing, &lengths,
-        );
-        if hashing == Hashing::Off {
-            return s;
-        }
-        mask(s, &ks.encrypt_block(j0))
-    }
-}
-
-/// GCM's tag of `(aad, ct)` without decrypting: `GHASH(A, C) ^ E(J0)`.
-///
-/// # Safety
-/// As the [`Lanes`] methods.
-#[inline(always)]
-pub(crate) unsafe fn gcm_tag<L: Lanes, const N: usize, const KARATSUBA: bool>(
-    rk: &RoundKeys,
-    tbl: &PowerTable,
-    j0: &[u8; 16],
-    aad: &[u8],
-    ct: &[u8],
-) -> [u8; 16] {
-    let lengths = crate::length_block(aad.len(), ct.len());
-    // SAFETY: forwarded from the caller.
-    unsafe {
-        let s = hash_message::<L, Ghash, N, KARATSUBA>(tbl, aad, ct, &lengths);
-        mask(s, &AesKeys::<L>::new(rk).encrypt_block(j0))
-    }
-}
-
-/// `s ^ m`.
-#[inline(always)]
-fn mask(mut s: [u8; 16], m: &[u8; 16]) -> [u8; 16] {
-    for (a, b) in s.iter_mut().zip(m) {
-        *a ^= b;
-    }
-    s
 }

@@ -45,7 +45,7 @@ mod wipe;
 mod x86;
 
 pub use ctr::Counter32;
-pub use fused::{Engine, Fused, TagMismatch};
+pub use fused::{Active, Engine, Fused, TagMismatch};
 pub use inout::{self, InOutBuf};
 
 /// `usize` to `u64`, saturating (only matters on a hypothetical >64-bit `usize`, where a
@@ -119,16 +119,59 @@ pub fn ghash_tag(
 /// longer than 16 bytes never matches.
 #[inline]
 pub fn tag_matches(expected: &[u8; 16], tag: &[u8]) -> bool {
-    use ctutils::CtEq;
     match expected.get(..tag.len()) {
-        Some(prefix) => prefix.ct_eq(tag).to_bool(),
+        Some(prefix) => ct_verdict(prefix, tag),
         None => false,
     }
 }
 
+/// Whether `a == b`, compared in constant time, as a public verdict: ctutils' comparison, or
+/// in the MemorySanitizer check's build (`ct_taint`) [`eq_fold`], because MSan counts the
+/// outputs of ctutils' `cmov` assembly as public, which would hide a branch on the comparison
+/// of secrets. The result is declassified for that check (it is returned to the caller).
+#[inline]
+pub(crate) fn ct_verdict(a: &[u8], b: &[u8]) -> bool {
+    let eq = if cfg!(ct_taint) {
+        eq_fold(a, b)
+    } else {
+        ctutils::CtEq::ct_eq(a, b).to_bool()
+    };
+    clmul_core::__private::declassify(eq)
+}
+
+/// `a == b` without a data-dependent branch: the OR of the XOR of every byte pair is zero.
+/// Slices of different lengths are unequal.
+#[inline]
+fn eq_fold(a: &[u8], b: &[u8]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).fold(0u8, |d, (x, y)| d | (x ^ y)) == 0
+}
+
+#[cfg(test)]
+extern crate std;
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The checker build's comparison against ctutils' (the shipped one): equal slices, one
+    /// flipped bit at every position, and different lengths.
+    #[test]
+    fn comparison_variants_agree() {
+        let a: [u8; 16] = core::array::from_fn(|i| (i as u8).wrapping_mul(37) ^ 0x5a);
+        for n in 0..=16 {
+            assert!(eq_fold(&a[..n], &a[..n]));
+            assert!(ctutils::CtEq::ct_eq(&a[..n], &a[..n]).to_bool());
+            for bit in 0..8 * n {
+                let mut b = a;
+                b[bit / 8] ^= 1 << (bit % 8);
+                assert!(!eq_fold(&a[..n], &b[..n]));
+                assert!(!ctutils::CtEq::ct_eq(&a[..n], &b[..n]).to_bool());
+            }
+        }
+        assert!(!eq_fold(&a[..4], &a[..5]));
+        assert!(!ctutils::CtEq::ct_eq(&a[..4], &a[..5]).to_bool());
+        assert!(ct_verdict(&a, &a) && !ct_verdict(&a, &a[..15]));
+    }
 
     #[test]
     fn tag_prefix_comparison() {

@@ -37,6 +37,14 @@ pub(crate) static EMPTY: PowerTable = PowerTable {
 };
 
 impl PowerTable {
+    /// All zero (an inactive fused state's).
+    pub(crate) fn zero() -> Self {
+        PowerTable {
+            pow: [0; LEN],
+            powx: [0; LEN],
+        }
+    }
+
     /// The table for GHASH's key `h = E_K(0^128)`, its powers computed with the detected
     /// GHASH backend.
     pub(crate) fn ghash(h: &[u8; 16]) -> Self {
@@ -120,8 +128,8 @@ impl Drop for PowerTable {
 }
 
 /// Expanded AES round keys: `rounds + 1` keys of 16 bytes (at most 15), `rounds` 10, 12 or 14
-/// by construction ([`RoundKeys::expand`], [`RoundKeys::placeholder`] and [`RoundKeys::fill`]
-/// are the only ways to make or change one).
+/// by construction ([`RoundKeys::expand`] and [`RoundKeys::zero`] are the only ways to make
+/// one, [`RoundKeys::fill`] the only way to change one).
 #[derive(Clone)]
 pub(crate) struct RoundKeys {
     rk: [[u8; 16]; 15],
@@ -182,16 +190,6 @@ impl RoundKeys {
         Self { rk, rounds }
     }
 
-    /// An all-zero AES-128-shaped schedule, to be overwritten in place (`Isa::expand_into`)
-    /// before it is used, so that a per-message schedule is never copied around.
-    #[inline(always)]
-    pub(crate) fn placeholder() -> Self {
-        Self {
-            rk: [[0; 16]; 15],
-            rounds: 10,
-        }
-    }
-
     /// Overwrites the schedule in place with one that `fill` writes into the round keys (its
     /// first `rounds + 1`) and whose round count it returns; the keys past them are zeroed.
     /// `false`, the schedule all zero, if that count is not 10, 12 or 14 (`x86::aesni`'s
@@ -209,6 +207,16 @@ impl RoundKeys {
             self.rk = [[0; 16]; 15];
         }
         ok
+    }
+
+    /// All zero, ten rounds (an inactive fused state's, never used to encrypt; or a schedule
+    /// to be overwritten in place by `Isa::expand_into`).
+    #[inline(always)]
+    pub(crate) fn zero() -> Self {
+        RoundKeys {
+            rk: [[0; 16]; 15],
+            rounds: 10,
+        }
     }
 
     /// 10, 12 or 14.

@@ -40,10 +40,24 @@
 //!
 //! No backend branches on or indexes memory by key or data: the portable multiply is integer
 //! multiplies and masks, the SIMD ones use carry-less multiply instructions, which are constant
-//! time on the CPUs that have them. Branches depend only on lengths.
+//! time on the CPUs that have them. Branches depend only on lengths. The repository's
+//! `cargo xtask ct` checks every backend with Valgrind, MemorySanitizer (the `ct_taint` build)
+//! and rules on the release binary's disassembly.
 #![no_std]
 #![cfg_attr(docsrs, feature(doc_cfg))]
+#![cfg_attr(ct_taint, feature(cfg_sanitize))]
 #![warn(missing_docs)]
+
+// `--cfg ct_taint` is the build that `cargo xtask ct` checks with MemorySanitizer (nightly);
+// `taint::declassify` calls into the MSan runtime, which only that sanitizer links.
+// (In a module of its own: the gated `sanitize` cfg is then only read in that build.)
+#[cfg(ct_taint)]
+mod needs_msan {
+    #[cfg(not(sanitize = "memory"))]
+    compile_error!(
+        "`--cfg ct_taint` is the MemorySanitizer check's build: add `-Zsanitizer=memory`"
+    );
+}
 
 pub mod soft;
 
@@ -51,6 +65,7 @@ mod backend;
 mod portable;
 mod powers;
 mod state;
+mod taint;
 
 #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
 mod x86;
@@ -73,6 +88,7 @@ pub mod __private {
     pub use crate::aarch64::pmull;
     pub use crate::powers::{Key, POWERS, SMALL, Small};
     pub use crate::state::for_padded_blocks;
+    pub use crate::taint::declassify;
     #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
     pub use crate::x86::pclmul;
     #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]

@@ -94,12 +94,16 @@ pub struct Hasher<const GHASH: bool> {
     /// GHASH in its own bit order on the 512-bit backend (see [`Self::natural`]).
     natural: bool,
     /// Explicit padding to the 16-byte alignment, always zero.
-    _pad: [u8; 13],
+    _pad: [u8; PAD],
 }
+
+/// The explicit padding after the one-byte fields (`Backend` is one byte, or none on targets
+/// where the portable backend is its only variant).
+const PAD: usize = 14 - core::mem::size_of::<Backend>();
 
 const _: () = assert!(
     core::mem::size_of::<Hasher<false>>()
-        == core::mem::size_of::<Small>() + 16 + 1 + core::mem::size_of::<Backend>() + 1 + 13
+        == core::mem::size_of::<Small>() + 16 + 2 + core::mem::size_of::<Backend>() + PAD
 );
 
 /// A keyed POLYVAL state.
@@ -174,7 +178,7 @@ impl<const GHASH: bool> Hasher<GHASH> {
                     len: $len,
                     backend,
                     natural,
-                    _pad: [0; 13],
+                    _pad: [0; PAD],
                 }
             };
         }

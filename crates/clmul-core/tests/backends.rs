@@ -437,7 +437,12 @@ fn detection_is_consistent() {
     let d = Backend::detect();
     assert!(d.is_available());
     assert!(Backend::Portable.is_available());
-    assert_eq!(Backend::available().last(), Some(d));
+    if cfg!(polyval_backend = "soft") {
+        // The forced-portable build detects the portable backend whatever the CPU has.
+        assert_eq!(d, Backend::Portable);
+    } else {
+        assert_eq!(Backend::available().last(), Some(d));
+    }
     // The default constructor runs on the detected backend.
     assert_eq!(Polyval::new(&[1; 16]).backend(), d);
     for b in Backend::ALL {

@@ -226,9 +226,9 @@ where
     /// empty accumulator. Each message hashes with its own accumulator through `&self`.
     ghash: GHash,
 
-    /// Our own AES round keys for a fused AES-CTR+GHASH kernel, when the key came through
-    /// `KeyInit` and the CPU has a fused engine (see `aead_engines`).
-    fused: Option<Fused>,
+    /// Our own AES round keys and powers of H for a fused AES-CTR+GHASH kernel, active when
+    /// the key came through `KeyInit` and the CPU has a fused engine (see `aead_engines`).
+    fused: Fused,
 
     /// Length of the nonce.
     nonce_size: PhantomData<NonceSize>,
@@ -275,7 +275,7 @@ where
         let ghash = GHash::new(&h);
         #[cfg(feature = "zeroize")]
         zeroize::Zeroize::zeroize(h.as_mut_slice());
-        Some(Self::assemble(cipher, ghash).with_fused(Some(fused?)))
+        Some(Self::assemble(cipher, ghash).with_fused(fused?))
     }
 }
 
@@ -316,10 +316,10 @@ where
     /// ([`__Engine::Generic`] for the two-pass path).
     #[doc(hidden)]
     pub fn __engine(&self) -> Engine {
-        self.fused.as_ref().map_or(Engine::Generic, Fused::engine)
+        self.fused.engine()
     }
 
-    fn with_fused(mut self, fused: Option<Fused>) -> Self {
+    fn with_fused(mut self, fused: Fused) -> Self {
         self.fused = fused;
         self
     }
@@ -337,7 +337,7 @@ where
         Self {
             cipher,
             ghash,
-            fused: None,
+            fused: Fused::inactive(),
             nonce_size: PhantomData,
             tag_size: PhantomData,
         }
@@ -407,7 +407,7 @@ where
     /// for the contract).
     #[inline]
     fn seal(&self, j0: &Block, associated_data: &[u8], buffer: InOutBuf<'_, '_, u8>) -> Block {
-        match &self.fused {
+        match self.fused.active() {
             Some(f) => f.seal(&j0.0, associated_data, buffer).into(),
             None => generic::seal(&self.cipher, &self.ghash, j0, associated_data, buffer),
         }
@@ -425,7 +425,7 @@ where
         buffer: InOutBuf<'_, '_, u8>,
         tag: &[u8],
     ) -> Result<(), Error> {
-        match &self.fused {
+        match self.fused.active() {
             Some(f) => f
                 .open(&j0.0, associated_data, buffer, tag)
                 .map_err(|_| Error),

@@ -13,7 +13,7 @@ use std::{eprintln, format, vec};
 use aes::cipher::{BlockCipherEncrypt, KeyInit};
 
 use super::{Counter, Domain, Ghash, Hashing, Inc32, Le32, Polyval};
-use crate::engine::{Crypt, EncryptBlocks, Hash, Isa};
+use crate::engine::{Crypt, EncryptBlocks, Hash, Isa, Message};
 use crate::tables::{PowerTable, TOP};
 
 /// A small deterministic generator (xorshift), so failures reproduce.
@@ -212,15 +212,10 @@ fn check_crypt<I: Isa, C: CounterRef, D: DomainRef>(isa: I, rng: &mut Rng, ctr0:
                     } else {
                         input.as_ptr()
                     };
+                    let msg = Message::new(&rk, &tbl, &aad, (inp, out.as_mut_ptr(), len), hashing);
                     let job = Crypt::<C, D> {
-                        rk: &rk,
-                        tbl: &tbl,
+                        msg,
                         ctr0,
-                        aad: &aad,
-                        inp,
-                        out: out.as_mut_ptr(),
-                        len,
-                        hashing,
                         lengths: &lengths,
                         flavour: core::marker::PhantomData,
                     };

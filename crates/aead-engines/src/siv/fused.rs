@@ -124,7 +124,7 @@ impl SivKeys for FusedSiv {
         let mut msg = Message {
             token: self.token,
             small: self.small,
-            keys: RoundKeys::placeholder(),
+            keys: RoundKeys::zero(),
             mac: [0; 16],
         };
         let mut key = [0u8; 32];

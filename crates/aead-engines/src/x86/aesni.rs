@@ -5,9 +5,10 @@
 //! prefix-XORed (three byte shifts and XORs), XORed with one word of `aeskeygenassist`
 //! broadcast to all four: `RotWord(SubWord(w)) ^ Rcon` of the last word (dword 3) for a new
 //! group of words, or plain `SubWord(w)` (dword 2) for AES-256's middle step. The Rcon
-//! constants are the instruction's immediates, so the rounds are unrolled. AES-192 keys go
-//! word by word (FIPS-197 §5.2, `RoundKeys::expand`), `SubWord` by `aeskeygenassist` too. No
-//! table is indexed by key bytes.
+//! constants are the instruction's immediates, so the rounds are unrolled. AES-192 keys (and
+//! every key in the MemorySanitizer check's build) go word by word (FIPS-197 §5.2,
+//! `RoundKeys::expand`), `SubWord` by `aeskeygenassist` or `aesenclast`. No table is indexed
+//! by key bytes.
 
 #[cfg(target_arch = "x86")]
 use core::arch::x86::*;
@@ -19,10 +20,28 @@ use crate::tables::RoundKeys;
 clmul_core::target_tier! {
     detect cpuid = ["aes", "sse2"];
 
+    /// The AES S-box on each byte of `w`: [`sub_word_keygenassist`], or in the MemorySanitizer
+    /// check's build (`ct_taint`) [`sub_word_enclast`], because MSan checks `aeskeygenassist`'s
+    /// operand strictly and would report, then drop, the key's secret marking.
     #[inline]
     fn sub_word(w: u32) -> u32 {
-        // aeskeygenassist's dword 0 is SubWord(X1), X1 being dword 1 of its input.
+        if cfg!(ct_taint) { sub_word_enclast(w) } else { sub_word_keygenassist(w) }
+    }
+
+    /// SubWord with `aeskeygenassist`: its dword 0 is SubWord(X1), X1 being dword 1 of its
+    /// input.
+    #[inline]
+    fn sub_word_keygenassist(w: u32) -> u32 {
         let v = _mm_aeskeygenassist_si128::<0>(_mm_set_epi32(0, 0, w as i32, 0));
+        _mm_cvtsi128_si32(v) as u32
+    }
+
+    /// SubWord with `aesenclast` on `w` in all four columns and a zero round key: ShiftRows
+    /// only moves bytes between columns, which are equal, so each column comes out as
+    /// SubBytes of `w`.
+    #[inline]
+    fn sub_word_enclast(w: u32) -> u32 {
+        let v = _mm_aesenclast_si128(_mm_set1_epi32(w as i32), _mm_setzero_si128());
         _mm_cvtsi128_si32(v) as u32
     }
 
@@ -49,14 +68,16 @@ clmul_core::target_tier! {
 
     /// Expands a 16-, 24- or 32-byte key (other lengths get `None`).
     pub(crate) fn expand(key: &[u8]) -> Option<RoundKeys> {
-        let mut rk = RoundKeys::placeholder();
+        let mut rk = RoundKeys::zero();
         expand_into(key, &mut rk).then_some(rk)
     }
 
     /// Expands a 16-, 24- or 32-byte key into `out`, in place; `false`, `out` unchanged, for
     /// another length.
     pub(crate) fn expand_into(key: &[u8], out: &mut RoundKeys) -> bool {
-        if key.len() == 24 {
+        // The MemorySanitizer check's build (`ct_taint`) takes the word schedule with its
+        // `aesenclast` SubWord: MSan checks `aeskeygenassist`'s operand strictly.
+        if key.len() == 24 || cfg!(ct_taint) {
             return match RoundKeys::expand(key, |w| sub_word(w)) {
                 Some(rk) => {
                     *out = rk;
@@ -165,5 +186,26 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// The checker build's SubWord (`aesenclast`) against the shipped one (`aeskeygenassist`)
+    /// and FIPS-197's S-box values, so that the MemorySanitizer check runs the same key schedule.
+    #[test]
+    fn sub_word_variants_agree() {
+        if !super::available() {
+            eprintln!("note: no AES-NI here; skipping");
+            return;
+        }
+        let mut w = 0x0123_4567_u32;
+        for i in 0..100_000u32 {
+            w = w.wrapping_mul(0x9e37_79b9).rotate_left(7) ^ i;
+            // SAFETY: AES-NI detection succeeded above.
+            let (a, b) = unsafe { (super::sub_word_keygenassist(w), super::sub_word_enclast(w)) };
+            assert_eq!(a, b, "{w:#010x}");
+        }
+        // FIPS-197 section 5.1.1: S(0x00) = 0x63, S(0x53) = 0xed, S(0x01) = 0x7c, S(0xff) = 0x16.
+        // SAFETY: as above.
+        let s = unsafe { super::sub_word_enclast(0xff01_5300) };
+        assert_eq!(s, 0x167c_ed63);
     }
 }

@@ -109,15 +109,22 @@ crate::target_tier! {
         _mm512_shuffle_epi32::<0x4e>(v)
     }
 
-    /// Three-way XOR.
+    /// Three-way XOR: one `vpternlogq`, or [`xor3_two`] under Miri (which does not implement
+    /// it) and in the MemorySanitizer check's build (`ct_taint`: MSan checks `vpternlogq`'s
+    /// operands strictly and would report, then drop, their secret marking).
     #[inline]
     pub fn xor3(a: __m512i, b: __m512i, c: __m512i) -> __m512i {
-        // Miri does not implement `vpternlogq`; two XORs compute the same.
-        if cfg!(miri) {
-            _mm512_xor_si512(a, _mm512_xor_si512(b, c))
+        if cfg!(any(miri, ct_taint)) {
+            xor3_two(a, b, c)
         } else {
             _mm512_ternarylogic_epi64::<0x96>(a, b, c)
         }
+    }
+
+    /// `a ^ b ^ c` as two XORs: the same value as [`xor3`]'s `vpternlogq`.
+    #[inline]
+    pub fn xor3_two(a: __m512i, b: __m512i, c: __m512i) -> __m512i {
+        _mm512_xor_si512(a, _mm512_xor_si512(b, c))
     }
 
     /// Lane-parallel Karatsuba fix-up and Montgomery reduction.
