@@ -433,3 +433,27 @@ pub(crate) fn siv_tag_ctr<I: Isa>(
     // SAFETY: `InOutBuf` guarantees `len` valid bytes at `inp` and `out`, equal or disjoint.
     unsafe { isa.run(job) }
 }
+
+/// [`kernel::fill_table`]: the table of powers of a POLYVAL key. No obligation of its own.
+struct PolyvalTable<'a> {
+    h: &'a [u8; 16],
+    out: &'a mut PowerTable,
+}
+
+impl Job for PolyvalTable<'_> {
+    type Output = ();
+
+    #[inline(always)]
+    unsafe fn run<L: Lanes, const N: usize, const KARATSUBA: bool>(self) {
+        // SAFETY: the features are the caller's obligation.
+        unsafe { kernel::fill_table::<L>(self.h, self.out) }
+    }
+}
+
+/// Fills `out` (all zero) with the powers of the POLYVAL key `h` (AES-GCM-SIV's per-message
+/// authentication key), with the engine's multiplies.
+#[inline]
+pub(crate) fn polyval_table<I: Isa>(isa: I, h: &[u8; 16], out: &mut PowerTable) {
+    // SAFETY: `PolyvalTable` has no obligation of its own; `isa` proves the features.
+    unsafe { isa.run(PolyvalTable { h, out }) }
+}

@@ -956,6 +956,100 @@ pub(crate) unsafe fn hash_message<L: Lanes, D: Domain, const N: usize, const KAR
     }
 }
 
+/// `a * b` in POLYVAL's field (Montgomery: `a * b * x^-128`), lane by lane, reduced in each
+/// lane (schoolbook's four products, the reduction's two folds).
+///
+/// # Safety
+/// As the [`Lanes`] methods.
+#[inline(always)]
+unsafe fn mul_lanes<L: Lanes>(a: L, b: L) -> L {
+    // SAFETY: forwarded from the caller.
+    unsafe {
+        let mut acc = Acc {
+            lo: L::clmul_lo(a, b),
+            mi: L::xor(L::clmul_hi_lo(a, b), L::clmul_lo_hi(a, b)),
+            hi: L::clmul_hi(a, b),
+        };
+        acc.fold_lo::<false>();
+        acc.fold_mi();
+        acc.hi
+    }
+}
+
+/// Stores the `BLOCKS` powers in `v` (highest first) at index `i` of a table's entries, with
+/// their Karatsuba middles (a function, not a closure: a closure in this generic code would be
+/// compiled without the engine's features).
+///
+/// # Safety
+/// As the [`Lanes`] methods.
+#[inline(always)]
+unsafe fn put<L: Lanes>(pow: &mut [u128], powx: &mut [u128], i: usize, v: L) {
+    let (p, x) = (&mut pow[i..i + L::BLOCKS], &mut powx[i..i + L::BLOCKS]);
+    // SAFETY: `p` and `x` are `BLOCKS` entries (16 bytes each) long: the stores stay in them.
+    unsafe {
+        L::store(p.as_mut_ptr().cast(), v);
+        L::store(x.as_mut_ptr().cast(), L::xor(v, L::swap_halves(v)));
+    }
+}
+
+/// Lane 0 of `v` in every lane.
+///
+/// # Safety
+/// As the [`Lanes`] methods.
+#[inline(always)]
+unsafe fn spread<L: Lanes>(v: L) -> L {
+    // SAFETY: forwarded from the caller.
+    unsafe { L::broadcast(&L::lane0(v)) }
+}
+
+/// Fills `tbl` (all zero on entry) with the powers H^1..H^TOP of the POLYVAL key `h` and
+/// their Karatsuba middles, with the engine's carry-less multiplies: AES-GCM-SIV's table for
+/// one message. H^2..H^4 from lane-0 multiplies, put into registers of `BLOCKS` powers
+/// (highest in lane 0) with lane masks; then doubling rounds whose products are independent
+/// (H^5..H^8 = H^1..H^4 times H^4, then by H^8, by H^16; H^33 = H^32 H): depth six
+/// multiplies, everything in registers until one store per register at the end (a load of
+/// powers stored in pieces just before would wait for the stores, not forward from them).
+///
+/// # Safety
+/// As the [`Lanes`] methods.
+#[inline(always)]
+pub(crate) unsafe fn fill_table<L: Lanes>(h: &[u8; 16], tbl: &mut PowerTable) {
+    let b = L::BLOCKS;
+    // SAFETY: the caller's features; `put` bounds its own stores.
+    unsafe {
+        let h1 = L::from_lane0(h);
+        let h2 = mul_lanes(h1, h1);
+        let first = [h1, h2, mul_lanes(h2, h1), mul_lanes(h2, h2)];
+        // regs[g] holds H^(b(g+1))..H^(bg+1), lane 0 the highest.
+        let mut regs = [L::zero(); 32];
+        for (g, r) in regs.iter_mut().enumerate().take(4 / b) {
+            for l in 0..b {
+                // Lane `l` of register `g` is H^(b(g+1) - l).
+                let mut w = [0u32; 16];
+                w[4 * l..4 * l + 4].copy_from_slice(&[!0; 4]);
+                let v = spread(first[b * (g + 1) - l - 1]);
+                *r = L::xor(*r, L::and(v, L::from_words(&w)));
+            }
+        }
+        for m in [4, 8, 16] {
+            // H^m is lane 0 of register m/b - 1.
+            let hm = spread(regs[m / b - 1]);
+            for g in 0..m / b {
+                regs[g + m / b] = mul_lanes(regs[g], hm);
+            }
+        }
+        let h33 = mul_lanes(L::from_lane0(&L::lane0(regs[32 / b - 1])), h1);
+        let (pow, powx) = tbl.entries_mut();
+        for (g, r) in regs.iter().enumerate().take(32 / b) {
+            put(pow, powx, PowerTable::index(b * (g + 1)), *r);
+        }
+        // H^33's slot is the first: lane 0 alone (a whole register would overwrite H^32..).
+        pow[PowerTable::index(TOP)] = u128::from_le_bytes(L::lane0(h33));
+        powx[PowerTable::index(TOP)] =
+            u128::from_le_bytes(L::lane0(L::xor(h33, L::swap_halves(h33))));
+    }
+}
+
 /// AES-ECB: encrypts each block of `blocks` in place, a register at a time.
 ///
 /// # Safety

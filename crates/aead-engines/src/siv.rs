@@ -45,7 +45,7 @@ use inout::InOutBuf;
 
 mod fused;
 
-pub use fused::{FusedSiv, NARROW_BELOW, WIDE_FROM};
+pub use fused::{FusedSiv, NARROW_BELOW, STITCH_FROM, WIDE_FROM};
 
 /// The nonce length in bytes (96 bits).
 pub const NONCE_LEN: usize = 12;
@@ -239,11 +239,11 @@ pub fn open<K: SivKeys>(
     })
 }
 
-/// The derivation block `i`: `LE32(i) || nonce`.
-#[inline]
+/// The derivation block `i`: `LE32(i) || nonce` (the tests' reference; `derive` writes them in
+/// place).
+#[cfg(test)]
 fn derivation_block(i: usize, nonce: &[u8; NONCE_LEN]) -> [u8; 16] {
     let mut b = [0u8; 16];
-    // At most 2 + key_len / 8 blocks: far below 2^32.
     b[..4].copy_from_slice(&(i as u32).to_le_bytes());
     b[4..].copy_from_slice(nonce);
     b
@@ -251,27 +251,32 @@ fn derivation_block(i: usize, nonce: &[u8; NONCE_LEN]) -> [u8; 16] {
 
 /// Derives the message-authentication key into `mac` and the message-encryption key into
 /// `enc` (step 1 of the module docs): the first 8 bytes of each encrypted derivation block, in
-/// order, batches of up to eight blocks at a time (one batch for every AES key size).
+/// order; all blocks in one call for every AES key size (up to six), batches of six for a
+/// longer key.
 fn derive<K: SivKeys>(keys: &K, nonce: &[u8; NONCE_LEN], mac: &mut [u8; 16], enc: &mut [u8]) {
+    const BATCH: usize = 6;
     let total = 2 + enc.len().div_ceil(8);
-    let mut batch = [[0u8; 16]; 8];
+    let mut batch = [[0u8; 16]; BATCH];
     let mut first = 0;
     while first < total {
-        let n = (total - first).min(batch.len());
+        let n = (total - first).min(BATCH);
         for (j, b) in batch[..n].iter_mut().enumerate() {
-            *b = derivation_block(first + j, nonce);
+            // At most 2 + key_len / 8 blocks: far below 2^32.
+            b[..4].copy_from_slice(&((first + j) as u32).to_le_bytes());
+            b[4..].copy_from_slice(nonce);
         }
         keys.encrypt_derivation(&mut batch[..n]);
+        // The halves in order: block `i` gives bytes `8i..8i + 8` of `mac || enc`.
         for (j, b) in batch[..n].iter().enumerate() {
-            let half = &b[..8];
-            match first + j {
-                i @ 0..2 => mac[8 * i..8 * i + 8].copy_from_slice(half),
-                i => {
-                    let at = 8 * (i - 2);
-                    let m = (enc.len() - at).min(8);
-                    enc[at..at + m].copy_from_slice(&half[..m]);
-                }
-            }
+            let at = 8 * (first + j);
+            let dst = if at < 16 {
+                &mut mac[at..at + 8]
+            } else {
+                let m = (enc.len() - (at - 16)).min(8);
+                &mut enc[at - 16..at - 16 + m]
+            };
+            let len = dst.len();
+            dst.copy_from_slice(&b[..len]);
         }
         first += n;
     }

@@ -51,7 +51,16 @@ impl PowerTable {
         Self::from_key(&clmul_core::Ghash::new(h).__full_key())
     }
 
-    /// The table for POLYVAL's key `h` (AES-GCM-SIV's per-nonce authentication key).
+    /// The power and middle entries, for the kernel's fill of a message's table
+    /// (`kernel::fill_table`).
+    #[inline(always)]
+    pub(crate) fn entries_mut(&mut self) -> (&mut [u128; LEN], &mut [u128; LEN]) {
+        (&mut self.pow, &mut self.powx)
+    }
+
+    /// The table for POLYVAL's key `h`, with `clmul_core`'s multiplies (the reference of the
+    /// kernel's own fill, `engine::polyval_table`, in the tests).
+    #[cfg(test)]
     pub(crate) fn polyval(h: &[u8; 16]) -> Self {
         Self::from_key(&clmul_core::Polyval::new(h).__full_key())
     }
