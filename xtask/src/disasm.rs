@@ -375,6 +375,17 @@ pub const KERNELS: &[Kernel] = &[
             },
         ],
     },
+    // The same module: both shapes of the 512-bit loop are its `run`'s instantiations.
+    Kernel {
+        target: "gcm-vaes512schoolbook",
+        groups: &[
+            AES_SCHEDULE,
+            Group {
+                kind: Kind::Simd,
+                symbols: &["::x86::vaes512::"],
+            },
+        ],
+    },
 ];
 
 /// The seeded bad functions of `ct-check` (ct/src/selftest.rs), their kind, and the rule each

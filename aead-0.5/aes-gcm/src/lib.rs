@@ -344,7 +344,13 @@ where
         let j0 = aead_engines::j0(self.ghash.__core(), nonce);
         let full_tag = match self.fused.active() {
             Some(f) => f.seal(&j0, associated_data, buffer.into()),
-            None => generic::seal(&self.cipher, &self.ghash, &j0, associated_data, buffer),
+            None => generic::seal(
+                &self.cipher,
+                &self.ghash,
+                j0.block(),
+                associated_data,
+                buffer,
+            ),
         };
         Ok(Tag::clone_from_slice(&full_tag[..TagSize::USIZE]))
     }
@@ -362,7 +368,10 @@ where
             Some(f) => f
                 .open(&j0, associated_data, buffer.into(), tag)
                 .map_err(|_| Error),
-            None => generic::open(&self.cipher, &self.ghash, &j0, associated_data, buffer, tag),
+            None => {
+                let j0 = j0.block();
+                generic::open(&self.cipher, &self.ghash, j0, associated_data, buffer, tag)
+            }
         }
     }
 }

@@ -8,8 +8,9 @@
 //! holds only its [`Lanes`] implementation, that function and its detection.
 #![allow(unsafe_code)]
 
+use crate::J0;
 use crate::fused::Engine;
-use crate::kernel::{self, AesKeys, Counter, Domain, Ghash, Hashing, Inc32};
+use crate::kernel::{self, AesKeys, Counter, Counter0, Domain, Ghash, Hashing, Inc32};
 use crate::lanes::Lanes;
 use crate::tables::{PowerTable, RoundKeys};
 use inout::InOutBuf;
@@ -112,7 +113,7 @@ impl<'a> Message<'a> {
     unsafe fn crypt<L: Lanes, C: Counter, D: Domain, const N: usize, const KARATSUBA: bool>(
         &self,
         ks: &AesKeys<L>,
-        ctr: (&[u8; 16], u32),
+        ctr: Counter0<'_>,
         lengths: &[u8; 16],
     ) -> [u8; 16] {
         let m = self;
@@ -129,7 +130,27 @@ impl<'a> Message<'a> {
 /// `GHASH(A, C) ^ E(J0)`, `C` the input or the output. Obligation: the message's.
 struct Gcm<'a> {
     msg: Message<'a>,
-    j0: &'a [u8; 16],
+    j0: &'a J0,
+    /// GCM's length block of the message, made outside the kernel's function (its saturating
+    /// arithmetic has a cold path that the disassembly check of `cargo xtask ct` would enter
+    /// from the panic before it).
+    lengths: [u8; 16],
+}
+
+impl<'a> Gcm<'a> {
+    fn new(msg: Message<'a>, j0: &'a J0) -> Self {
+        let lengths = crate::length_block(msg.aad.len(), msg.len);
+        Gcm { msg, j0, lengths }
+    }
+
+    /// The text's first counter block, `inc32(J0)`, and whether the counter is public.
+    fn ctr(&self) -> Counter0<'a> {
+        Counter0 {
+            block: self.j0.block(),
+            skip: 1,
+            public: self.j0.from_nonce(),
+        }
+    }
 }
 
 impl Job for Gcm<'_> {
@@ -138,18 +159,17 @@ impl Job for Gcm<'_> {
 
     #[inline(always)]
     unsafe fn run<L: Lanes, const N: usize, const KARATSUBA: bool>(self) -> [u8; 16] {
-        let lengths = crate::length_block(self.msg.aad.len(), self.msg.len);
         // SAFETY: the features and the buffers are the caller's obligations.
         unsafe {
             let ks = AesKeys::<L>::new(self.msg.rk);
             // The text's keystream starts at inc32(J0).
             let s = self
                 .msg
-                .crypt::<L, Inc32, Ghash, N, KARATSUBA>(&ks, (self.j0, 1), &lengths);
+                .crypt::<L, Inc32, Ghash, N, KARATSUBA>(&ks, self.ctr(), &self.lengths);
             if self.msg.hashing == Hashing::Off {
                 return s;
             }
-            mask(s, &ks.encrypt_block(self.j0))
+            mask(s, &ks.encrypt_block(self.j0.block()))
         }
     }
 }
@@ -158,9 +178,11 @@ impl Job for Gcm<'_> {
 struct GcmTag<'a> {
     rk: &'a RoundKeys,
     tbl: &'a PowerTable,
-    j0: &'a [u8; 16],
+    j0: &'a J0,
     aad: &'a [u8],
     ct: &'a [u8],
+    /// The length block, made outside the kernel's function (see [`Gcm::lengths`]).
+    lengths: [u8; 16],
 }
 
 impl Job for GcmTag<'_> {
@@ -168,13 +190,18 @@ impl Job for GcmTag<'_> {
 
     #[inline(always)]
     unsafe fn run<L: Lanes, const N: usize, const KARATSUBA: bool>(self) -> [u8; 16] {
-        let lengths = crate::length_block(self.aad.len(), self.ct.len());
         // SAFETY: the features are the caller's obligation.
         unsafe {
             let s = kernel::hash_message::<L, Ghash, N, KARATSUBA>(
-                self.tbl, self.aad, self.ct, &lengths,
+                self.tbl,
+                self.aad,
+                self.ct,
+                &self.lengths,
             );
-            mask(s, &AesKeys::<L>::new(self.rk).encrypt_block(self.j0))
+            mask(
+                s,
+                &AesKeys::<L>::new(self.rk).encrypt_block(self.j0.block()),
+            )
         }
     }
 }
@@ -223,8 +250,15 @@ impl<C: Counter, D: Domain> Job for Crypt<'_, C, D> {
         // SAFETY: the features and the buffers are the caller's obligations.
         unsafe {
             let ks = AesKeys::<L>::new(self.msg.rk);
-            self.msg
-                .crypt::<L, C, D, N, KARATSUBA>(&ks, (self.ctr0, 0), self.lengths)
+            self.msg.crypt::<L, C, D, N, KARATSUBA>(
+                &ks,
+                Counter0 {
+                    block: self.ctr0,
+                    skip: 0,
+                    public: true,
+                },
+                self.lengths,
+            )
         }
     }
 }
@@ -262,9 +296,9 @@ pub(crate) fn encrypt_block<I: Isa>(isa: I, rk: &RoundKeys, block: &[u8; 16]) ->
 /// Our key schedule for `aes_key`, if it has an AES length and reproduces `h = E_K(0^128)`
 /// (which proves the caller's cipher is AES under that key), compared in constant time.
 pub(crate) fn checked_schedule<I: Isa>(isa: I, aes_key: &[u8], h: &[u8; 16]) -> Option<RoundKeys> {
-    let rk = isa.expand(aes_key)?;
-    let e0 = encrypt_block(isa, &rk, &[0; 16]);
-    crate::ct_verdict(&e0, h).then_some(rk)
+    let keys = isa.expand(aes_key)?;
+    let e0 = encrypt_block(isa, &keys, &[0; 16]);
+    crate::ct_verdict(&e0, h).then_some(keys)
 }
 
 /// Encrypts `buffer` with the keystream from `inc32(J0)`; returns the full tag.
@@ -273,7 +307,7 @@ pub(crate) fn seal<I: Isa>(
     isa: I,
     rk: &RoundKeys,
     tbl: &PowerTable,
-    j0: &[u8; 16],
+    j0: &J0,
     aad: &[u8],
     buffer: InOutBuf<'_, '_, u8>,
 ) -> [u8; 16] {
@@ -281,7 +315,7 @@ pub(crate) fn seal<I: Isa>(
     let (inp, out) = buffer.into_raw();
     let msg = Message::new(rk, tbl, aad, (inp, out, len), Hashing::Output);
     // SAFETY: `InOutBuf` guarantees `len` valid bytes at `inp` and `out`, equal or disjoint.
-    unsafe { isa.run(Gcm { msg, j0 }) }
+    unsafe { isa.run(Gcm::new(msg, j0)) }
 }
 
 /// Decrypts `buffer` in place in one pass; returns the expected full tag.
@@ -290,14 +324,14 @@ pub(crate) fn open_in_place<I: Isa>(
     isa: I,
     rk: &RoundKeys,
     tbl: &PowerTable,
-    j0: &[u8; 16],
+    j0: &J0,
     aad: &[u8],
     buffer: &mut [u8],
 ) -> [u8; 16] {
     let (p, len) = (buffer.as_mut_ptr(), buffer.len());
     let msg = Message::new(rk, tbl, aad, (p, p, len), Hashing::Input);
     // SAFETY: one buffer of `len` bytes, read and written in place.
-    unsafe { isa.run(Gcm { msg, j0 }) }
+    unsafe { isa.run(Gcm::new(msg, j0)) }
 }
 
 /// The keystream from `inc32(J0)` XORed over the input, written to the output.
@@ -306,14 +340,14 @@ pub(crate) fn ctr<I: Isa>(
     isa: I,
     rk: &RoundKeys,
     tbl: &PowerTable,
-    j0: &[u8; 16],
+    j0: &J0,
     buffer: InOutBuf<'_, '_, u8>,
 ) {
     let len = buffer.len();
     let (inp, out) = buffer.into_raw();
     let msg = Message::new(rk, tbl, &[], (inp, out, len), Hashing::Off);
     // SAFETY: as in `seal`.
-    unsafe { isa.run(Gcm { msg, j0 }) };
+    unsafe { isa.run(Gcm::new(msg, j0)) };
 }
 
 /// GCM's full tag of `(aad, ct)` without decrypting.
@@ -322,20 +356,21 @@ pub(crate) fn tag<I: Isa>(
     isa: I,
     rk: &RoundKeys,
     tbl: &PowerTable,
-    j0: &[u8; 16],
+    j0: &J0,
     aad: &[u8],
     ct: &[u8],
 ) -> [u8; 16] {
+    let lengths = crate::length_block(aad.len(), ct.len());
+    let job = GcmTag {
+        rk,
+        tbl,
+        j0,
+        aad,
+        ct,
+        lengths,
+    };
     // SAFETY: `GcmTag` has no obligation of its own.
-    unsafe {
-        isa.run(GcmTag {
-            rk,
-            tbl,
-            j0,
-            aad,
-            ct,
-        })
-    }
+    unsafe { isa.run(job) }
 }
 
 /// AES-ECB of `blocks` in place (AES-GCM-SIV's key derivation and tag).

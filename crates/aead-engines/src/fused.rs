@@ -30,7 +30,7 @@
 
 use crate::engine::{self, Isa};
 use crate::tables::{PowerTable, RoundKeys};
-use crate::tag_matches;
+use crate::{J0, tag_matches};
 use inout::InOutBuf;
 
 #[cfg(all(target_arch = "aarch64", target_endian = "little"))]
@@ -267,7 +267,7 @@ impl Fused {
 impl Active<'_> {
     /// Encrypts `buffer` (input to output) with the keystream from `inc32(J0)` and returns the
     /// full 16-byte tag.
-    pub fn seal(self, j0: &[u8; 16], aad: &[u8], buffer: InOutBuf<'_, '_, u8>) -> [u8; 16] {
+    pub fn seal(self, j0: &J0, aad: &[u8], buffer: InOutBuf<'_, '_, u8>) -> [u8; 16] {
         let (rk, tbl) = (self.keys, self.table);
         dispatch!(self.token, t => engine::seal(t, rk, tbl, j0, aad, buffer))
     }
@@ -277,7 +277,7 @@ impl Active<'_> {
     /// is exactly as it was.
     pub fn open(
         self,
-        j0: &[u8; 16],
+        j0: &J0,
         aad: &[u8],
         mut buffer: InOutBuf<'_, '_, u8>,
         tag: &[u8],

@@ -216,18 +216,28 @@ unsafe fn round_all<L: Lanes, const N: usize>(x: &mut [L; N], k: L) {
     }
 }
 
+/// Where a message's counter starts: `skip` steps after `block`. `public`: whether the counter
+/// may decide a branch (GCM's from a 96-bit nonce; not GCM's J0 from GHASH, a value of the
+/// hash key).
+#[derive(Clone, Copy)]
+pub(crate) struct Counter0<'a> {
+    pub(crate) block: &'a [u8; 16],
+    pub(crate) skip: u32,
+    pub(crate) public: bool,
+}
+
 /// A counter flavour: how consecutive counter blocks are made.
 pub(crate) trait Counter {
     /// The counter as the kernel carries it.
     type State<L: Lanes>: Copy;
 
-    /// The state whose first block is `skip` steps after `block` (GCM starts at `inc32(J0)`,
-    /// and passing `J0` itself keeps the counter's value a load of the caller's block, which
-    /// the disassembly check of `cargo xtask ct` tells from data by its width).
+    /// The state of counter `c` (GCM starts at `inc32(J0)`, and passing `J0` itself keeps the
+    /// counter's value a load of the caller's block, which the disassembly check of
+    /// `cargo xtask ct` tells from data by its width).
     ///
     /// # Safety
     /// As the [`Lanes`] methods.
-    unsafe fn start<L: Lanes>(block: &[u8; 16], skip: u32) -> Self::State<L>;
+    unsafe fn start<L: Lanes>(c: Counter0<'_>) -> Self::State<L>;
 
     /// The next `N` registers of counter blocks (lane order), advancing the state.
     ///
@@ -258,19 +268,25 @@ unsafe fn lane_offsets<L: Lanes>() -> L {
 /// big-endian 32-bit counter, incremented modulo 2^32; the first twelve stay.
 pub(crate) struct Inc32;
 
-/// [`Inc32`]'s state: the counter blocks of the next register as they are (big-endian), and
-/// the counter of its lane 0 (public).
+/// [`Inc32`]'s state: the counter blocks of the next register as they are (big-endian), the
+/// counter of its lane 0, and whether that may decide a branch.
 #[derive(Clone, Copy)]
 pub(crate) struct Inc32State<L> {
     be: L,
     ctr: u32,
+    public: bool,
 }
 
 impl Counter for Inc32 {
     type State<L: Lanes> = Inc32State<L>;
 
     #[inline(always)]
-    unsafe fn start<L: Lanes>(block: &[u8; 16], skip: u32) -> Inc32State<L> {
+    unsafe fn start<L: Lanes>(c: Counter0<'_>) -> Inc32State<L> {
+        let Counter0 {
+            block,
+            skip,
+            public,
+        } = c;
         // The last eight bytes as one big-endian word: the counter is its low half.
         let mut tail = [0u8; 8];
         tail.copy_from_slice(&block[8..]);
@@ -282,13 +298,14 @@ impl Counter for Inc32 {
             let offsets = L::add32(lane_offsets(), word(0, skip));
             L::reverse(L::add32(L::reverse(L::broadcast(block)), offsets))
         };
-        Inc32State { be, ctr }
+        Inc32State { be, ctr, public }
     }
 
     /// While the counter's low byte does not wrap within the `N` registers and the step after
     /// them (seven iterations in eight of 32 blocks), the blocks are the big-endian ones plus
     /// a constant in that byte (the top byte of the lane's last word): an add each, no
-    /// shuffle. Otherwise they are made byte-reversed, where a 32-bit add carries.
+    /// shuffle. Otherwise, and always when the counter is not public, they are made
+    /// byte-reversed, where a 32-bit add carries.
     #[inline(always)]
     unsafe fn take<L: Lanes, const N: usize>(s: &mut Inc32State<L>) -> [L; N] {
         let n = (L::BLOCKS * N) as u32;
@@ -296,7 +313,7 @@ impl Counter for Inc32 {
         let mut out = [s.be; N];
         // SAFETY: forwarded from the caller.
         unsafe {
-            if (s.ctr & 0xff) + n + b <= 256 {
+            if s.public && (s.ctr & 0xff) + n + b <= 256 {
                 for (i, v) in out.iter_mut().enumerate().skip(1) {
                     *v = L::add32(s.be, word(3, (b * i as u32) << 24));
                 }
@@ -322,9 +339,14 @@ impl Counter for Le32 {
     type State<L: Lanes> = L;
 
     #[inline(always)]
-    unsafe fn start<L: Lanes>(block: &[u8; 16], skip: u32) -> L {
+    unsafe fn start<L: Lanes>(c: Counter0<'_>) -> L {
         // SAFETY: forwarded from the caller.
-        unsafe { L::add32(L::broadcast(block), L::add32(lane_offsets(), word(0, skip))) }
+        unsafe {
+            L::add32(
+                L::broadcast(c.block),
+                L::add32(lane_offsets(), word(0, c.skip)),
+            )
+        }
     }
 
     #[inline(always)]
@@ -527,8 +549,10 @@ unsafe fn poly<L: Lanes>() -> L {
     unsafe { L::from_words(&[0, P, 0, P, 0, P, 0, P, 0, P, 0, P, 0, P, 0, P]) }
 }
 
-/// What a call hashes besides the AAD.
+/// What a call hashes besides the AAD. A word-sized discriminant: the disassembly check of
+/// `cargo xtask ct` tells public values (lengths, modes) from data by their load width.
 #[derive(Clone, Copy, PartialEq, Eq)]
+#[repr(usize)]
 pub(crate) enum Hashing {
     /// Nothing: CTR only (the result is meaningless).
     Off,
@@ -818,8 +842,7 @@ unsafe fn hash_bytes<L: Lanes, D: Domain, const N: usize, const KARATSUBA: bool>
     y
 }
 
-/// A message: `aad` hashed, then `len` bytes of CTR (first counter block `skip` steps after
-/// `ctr0`) from `inp` to
+/// A message: `aad` hashed, then `len` bytes of CTR (from counter `ctr0`) from `inp` to
 /// `out`, with [`Hashing`] choosing what else is hashed, then the block `lengths`. Returns the
 /// hash as bytes (GHASH: un-reflected), or zeros with [`Hashing::Off`] (which ignores `aad`
 /// and `lengths`).
@@ -838,7 +861,7 @@ pub(crate) unsafe fn crypt<
 >(
     ks: &AesKeys<L>,
     tbl: &PowerTable,
-    (ctr0, skip): (&[u8; 16], u32),
+    ctr0: Counter0<'_>,
     aad: &[u8],
     inp: *const u8,
     out: *mut u8,
@@ -864,7 +887,7 @@ pub(crate) unsafe fn crypt<
     // SAFETY: the caller's features and buffers; every offset below is at most `len` and
     // every access of `n` bytes at offset `off` has `off + n <= len`, by the loop conditions.
     unsafe {
-        let mut ctr = C::start::<L>(ctr0, skip);
+        let mut ctr = C::start::<L>(ctr0);
         let mut y = L::zero();
         if hash && !fold_aad {
             y = hash_bytes::<L, D, N, KARATSUBA>(tbl, y, aad.as_ptr(), aad.len());

@@ -72,24 +72,51 @@ pub fn length_block(aad_len: usize, ct_len: usize) -> [u8; 16] {
     b
 }
 
-/// The pre-counter block J0 (NIST SP 800-38D, section 7.1, step 2):
+/// GCM's pre-counter block J0 (NIST SP 800-38D, section 7.1, step 2), and where it came from:
 ///
-/// - a 96-bit nonce: `J0 = nonce || 0^31 || 1`;
+/// - a 96-bit nonce: `J0 = nonce || 0^31 || 1`, public like the nonce;
 /// - any other length: `J0 = GHASH_H(nonce || 0^s || 0^64 || [len(nonce)]_64)`, where the
-///   `0^s` pads the nonce to whole blocks and the length is in bits.
-///
-/// `ghash` is the keyed state (its accumulator is not used).
-pub fn j0(ghash: &clmul_core::Ghash, nonce: &[u8]) -> [u8; 16] {
+///   `0^s` pads the nonce to whole blocks and the length is in bits: a value of the hash key,
+///   which the fused engines then treat as secret (no branch on its counter, which otherwise
+///   picks the counter's shuffle-free step).
+#[derive(Clone, Copy)]
+pub struct J0 {
+    block: [u8; 16],
+    from_nonce: bool,
+}
+
+impl J0 {
+    /// The block.
+    #[inline]
+    pub fn block(&self) -> &[u8; 16] {
+        &self.block
+    }
+
+    /// Whether it is the 96-bit nonce with the counter 1 (public), not a GHASH value.
+    #[inline]
+    pub fn from_nonce(&self) -> bool {
+        self.from_nonce
+    }
+}
+
+/// J0 for `nonce` (see [`J0`]); `ghash` is the keyed state (its accumulator is not used).
+pub fn j0(ghash: &clmul_core::Ghash, nonce: &[u8]) -> J0 {
     if nonce.len() == 12 {
-        let mut j0 = [0u8; 16];
-        j0[..12].copy_from_slice(nonce);
-        j0[15] = 1;
-        j0
+        let mut block = [0u8; 16];
+        block[..12].copy_from_slice(nonce);
+        block[15] = 1;
+        J0 {
+            block,
+            from_nonce: true,
+        }
     } else {
         let mut acc = [0u8; 16];
         ghash.update_detached_padded(&mut acc, nonce);
         ghash.update_detached(&mut acc, &[length_block(0, nonce.len())]);
-        acc
+        J0 {
+            block: acc,
+            from_nonce: false,
+        }
     }
 }
 

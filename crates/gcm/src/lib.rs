@@ -131,7 +131,7 @@ pub use aes;
 
 use aead::{TagPosition, inout::InOutBuf};
 // `consts` names the nonce size of the `aes` aliases (and the docs' tag sizes).
-use aead_engines::{Engine, Fused};
+use aead_engines::{Engine, Fused, J0};
 #[cfg_attr(not(feature = "aes"), allow(unused_imports))]
 use cipher::consts;
 use cipher::{
@@ -374,7 +374,7 @@ where
         buffer: InOutBuf<'_, '_, u8>,
     ) -> Result<Tag<TagSize>, Error> {
         check_lengths(buffer.len(), associated_data.len())?;
-        let j0 = Block::from(aead_engines::j0(self.ghash.__core(), nonce));
+        let j0 = aead_engines::j0(self.ghash.__core(), nonce);
         let full_tag = self.seal(&j0, associated_data, buffer);
         Tag::<TagSize>::try_from(&full_tag[..TagSize::USIZE]).map_err(|_| Error)
     }
@@ -387,7 +387,7 @@ where
         tag: &Tag<TagSize>,
     ) -> Result<(), Error> {
         check_lengths(buffer.len(), associated_data.len())?;
-        let j0 = Block::from(aead_engines::j0(self.ghash.__core(), nonce));
+        let j0 = aead_engines::j0(self.ghash.__core(), nonce);
         self.open(&j0, associated_data, buffer, tag)
     }
 }
@@ -406,10 +406,13 @@ where
     /// engine when the keyed state holds one, else the generic two-pass path (see `generic`
     /// for the contract).
     #[inline]
-    fn seal(&self, j0: &Block, associated_data: &[u8], buffer: InOutBuf<'_, '_, u8>) -> Block {
+    fn seal(&self, j0: &J0, associated_data: &[u8], buffer: InOutBuf<'_, '_, u8>) -> Block {
         match self.fused.active() {
-            Some(f) => f.seal(&j0.0, associated_data, buffer).into(),
-            None => generic::seal(&self.cipher, &self.ghash, j0, associated_data, buffer),
+            Some(f) => f.seal(j0, associated_data, buffer).into(),
+            None => {
+                let j0 = Block::from(*j0.block());
+                generic::seal(&self.cipher, &self.ghash, &j0, associated_data, buffer)
+            }
         }
     }
 
@@ -420,16 +423,17 @@ where
     #[inline]
     fn open(
         &self,
-        j0: &Block,
+        j0: &J0,
         associated_data: &[u8],
         buffer: InOutBuf<'_, '_, u8>,
         tag: &[u8],
     ) -> Result<(), Error> {
         match self.fused.active() {
-            Some(f) => f
-                .open(&j0.0, associated_data, buffer, tag)
-                .map_err(|_| Error),
-            None => generic::open(&self.cipher, &self.ghash, j0, associated_data, buffer, tag),
+            Some(f) => f.open(j0, associated_data, buffer, tag).map_err(|_| Error),
+            None => {
+                let j0 = Block::from(*j0.block());
+                generic::open(&self.cipher, &self.ghash, &j0, associated_data, buffer, tag)
+            }
         }
     }
 }
