@@ -438,8 +438,14 @@ impl Job for SivTagCtr<'_> {
             let ks = AesKeys::<L>::new(self.msg.rk);
             *self.block = ks.encrypt_block(self.block);
             let ctr0 = crate::siv::counter_block(self.block);
+            // The counter starts at the tag, which is public (the ciphertext's last block).
+            let start = Counter0 {
+                block: &ctr0,
+                skip: 0,
+                public: true,
+            };
             self.msg
-                .crypt::<L, kernel::Le32, kernel::Polyval, N, KARATSUBA>(&ks, (&ctr0, 0), &[0; 16]);
+                .crypt::<L, kernel::Le32, kernel::Polyval, N, KARATSUBA>(&ks, start, &[0; 16]);
         }
     }
 }
