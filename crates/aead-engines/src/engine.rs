@@ -22,7 +22,12 @@ pub(crate) trait Job {
     type Output;
 
     /// Whether the job runs the stitched loop, whose multiplies have an engine-chosen shape
-    /// (Karatsuba or schoolbook); the others take Karatsuba's, one instantiation.
+    /// (Karatsuba or schoolbook); the others take Karatsuba's, one instantiation. Read by the
+    /// x86 engines only (the ARMv8 one has one shape).
+    #[cfg_attr(
+        not(any(target_arch = "x86", target_arch = "x86_64")),
+        allow(dead_code)
+    )]
     const SHAPED: bool = false;
 
     /// Runs the job.
@@ -70,6 +75,31 @@ pub(crate) unsafe trait Isa: Copy {
     /// # Safety
     /// The job's obligations hold (the features are the token's).
     unsafe fn run<J: Job>(self, job: J) -> J::Output;
+}
+
+#[cfg(not(any(
+    target_arch = "x86",
+    target_arch = "x86_64",
+    all(target_arch = "aarch64", target_endian = "little")
+)))]
+// SAFETY: no value of `Infallible` exists, so none of these methods ever runs (the token of
+// targets without a fused engine, where `Token::detect` returns `None` for every engine).
+unsafe impl Isa for core::convert::Infallible {
+    fn engine(self) -> Engine {
+        match self {}
+    }
+
+    fn detect() -> Option<Self> {
+        None
+    }
+
+    fn expand(self, _: &[u8]) -> Option<RoundKeys> {
+        match self {}
+    }
+
+    unsafe fn run<J: Job>(self, _: J) -> J::Output {
+        match self {}
+    }
 }
 
 /// One message's key material, AAD, buffers and what to hash: what [`Gcm`] and [`Crypt`] run.

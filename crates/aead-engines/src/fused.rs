@@ -136,7 +136,7 @@ macro_rules! dispatch {
                 target_arch = "x86_64",
                 all(target_arch = "aarch64", target_endian = "little")
             )))]
-            Token::None(never) => match never {},
+            Token::None($t) => $e,
         }
     };
 }
@@ -179,7 +179,8 @@ pub(crate) enum Token {
     Vaes512(Vaes512),
     #[cfg(all(target_arch = "aarch64", target_endian = "little"))]
     Armv8(Armv8),
-    /// Targets without a fused engine: no value of this type exists there.
+    /// Targets without a fused engine: no value of this type exists there (its [`Isa`]
+    /// implementation lets the dispatch compile unchanged).
     #[cfg(not(any(
         target_arch = "x86",
         target_arch = "x86_64",

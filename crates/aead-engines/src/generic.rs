@@ -24,6 +24,7 @@
 
 /// Defines the module `$module` for the `cipher` crate `$cipher`, whose traits go by the names
 /// given.
+#[cfg(any(feature = "cipher-0.5", feature = "cipher-0.4"))]
 macro_rules! glue {
     (
         $(#[$doc:meta])*

@@ -60,7 +60,14 @@
 //! do.
 #![allow(unsafe_code)]
 
-#[cfg(test)]
+#[cfg(all(
+    test,
+    any(
+        target_arch = "x86",
+        target_arch = "x86_64",
+        all(target_arch = "aarch64", target_endian = "little")
+    )
+))]
 mod tests;
 
 use crate::lanes::{Lanes, fence, xor3};

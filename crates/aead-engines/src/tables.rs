@@ -204,6 +204,10 @@ impl RoundKeys {
     /// `false`, the schedule all zero, if that count is not 10, 12 or 14 (`x86::aesni`'s
     /// schedule of 128- and 256-bit keys in registers).
     #[inline(always)]
+    #[cfg_attr(
+        not(any(target_arch = "x86", target_arch = "x86_64")),
+        allow(dead_code)
+    )]
     pub(crate) fn fill(&mut self, fill: impl FnOnce(&mut [[u8; 16]; 15]) -> usize) -> bool {
         let rounds = fill(&mut self.rk);
         for k in &mut self.rk[(rounds + 1).min(15)..] {
