@@ -3,24 +3,25 @@
 //!
 //! The repository's committed `HEAD` is cloned (`git clone file://...`) into
 //! `target/patch-recipe/repo`, where two packages are named `aes-gcm` (0.11.1 in `crates/gcm`,
-//! 0.10.3 in `aead-0.5/aes-gcm`), two `polyval` and two `ghash`. A consumer package depends on
-//! `aes-gcm` 0.10 and 0.11 (renamed), `polyval` 0.6 and 0.7, `ghash` 0.5 and 0.6, all from
+//! 0.10.3 in `aead-0.5/aes-gcm`), two `polyval`, two `ghash` and two `aes-gcm-siv`. A consumer
+//! package depends on `aes-gcm` 0.10 and 0.11 (renamed), `polyval` 0.6 and 0.7, `ghash` 0.5 and
+//! 0.6, `aes-gcm-siv` 0.11 and 0.12, all from
 //! crates.io, and patches them with README's block: one entry per package per generation, each
 //! with a `version` key (cargo refuses a git patch that matches two versions without one), the
 //! second generation under a second key with `package = "..."`. Then:
 //!
-//! 1. `cargo tree` must show each of the six packages at the right version from the clone;
+//! 1. `cargo tree` must show each of the eight packages at the right version from the clone;
 //! 2. the same patch without the `version` key must be refused (so the keys are what picks the
 //!    package, not luck);
-//! 3. a small program that encrypts with both `aes-gcm`s and hashes with both `polyval`s and
-//!    `ghash`es is built and run (it checks they agree and that decryption round-trips);
+//! 3. a small program that encrypts with both `aes-gcm`s and both `aes-gcm-siv`s and hashes
+//!    with both `polyval`s and `ghash`es is built and run (it checks they agree and that decryption round-trips);
 //! 4. the `path` form of the recipe must resolve to the working tree's packages.
 
 use std::{fs, path::Path, process::Command};
 
 use crate::upstream::{target_dir, workspace_root};
 
-/// The six packages: (name, version, dependency key in the consumer, second generation).
+/// The eight packages: (name, version, dependency key in the consumer, directory).
 const PACKAGES: &[(&str, &str, &str, &str)] = &[
     ("aes-gcm", "0.10.3", "aes-gcm", "aead-0.5/aes-gcm"),
     ("aes-gcm", "0.11.1", "aes-gcm-011", "crates/gcm"),
@@ -28,6 +29,13 @@ const PACKAGES: &[(&str, &str, &str, &str)] = &[
     ("polyval", "0.7.3", "polyval-07", "crates/polyval"),
     ("ghash", "0.5.1", "ghash", "aead-0.5/ghash"),
     ("ghash", "0.6.0", "ghash-06", "crates/ghash"),
+    (
+        "aes-gcm-siv",
+        "0.11.1",
+        "aes-gcm-siv",
+        "aead-0.5/aes-gcm-siv",
+    ),
+    ("aes-gcm-siv", "0.12.1", "aes-gcm-siv-012", "crates/gcm-siv"),
 ];
 
 /// How each patch entry points at the repository.
@@ -108,6 +116,14 @@ fn main() {
     let mut g6 = ghash_06::GHash::new(&h.into());
     g6.update_padded(msg);
     assert_eq!(g5.finalize().as_slice(), g6.finalize().as_slice(), "ghash");
+
+    let s11 = aes_gcm_siv::Aes256GcmSiv::new(&key.into());
+    let s12 = aes_gcm_siv_012::Aes256GcmSiv::new(&key.into());
+    let c = s11.encrypt(&nonce.into(), msg.as_ref()).expect("0.11 encrypt");
+    let d = Aead011::encrypt(&s12, &nonce.into(), msg.as_ref()).expect("0.12 encrypt");
+    assert_eq!(c, d, "aes-gcm-siv 0.11 and 0.12 disagree");
+    let back = Aead011::decrypt(&s12, &nonce.into(), d.as_ref()).expect("0.12 decrypt");
+    assert_eq!(back, msg);
     println!("patch-consumer: both generations agree");
 }
 "#;
@@ -162,7 +178,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
 
     // 1. By git, with version keys: every package from the clone, at the right version.
     check_tree(&stdout(with(&git(true), &tree)?, "cargo tree")?, &clone_url)?;
-    println!("patch-recipe: git patch resolves all six packages to the clone");
+    println!("patch-recipe: git patch resolves all eight packages to the clone");
 
     // 2. Without the version keys, cargo must refuse: two packages match each git entry.
     if with(&git(false), &["metadata", "--format-version", "1"])?
@@ -186,14 +202,14 @@ pub fn run(args: &[String]) -> Result<(), String> {
     // 4. By path: the working tree's packages.
     let tree = stdout(with(&Source::Path(&root), &tree)?, "cargo tree (path)")?;
     check_tree(&tree, &format!("{}/", root.display()))?;
-    println!("patch-recipe: path patch resolves all six packages to the working tree");
+    println!("patch-recipe: path patch resolves all eight packages to the working tree");
     Ok(())
 }
 
 const HELP: &str = "\
 Clones the repository's committed HEAD into target/patch-recipe/repo and checks README's
 [patch.crates-io] recipe for both generations at once (aes-gcm 0.10 + 0.11, polyval 0.6 + 0.7,
-ghash 0.5 + 0.6): by git (with version keys; refused without), building and running a program
+ghash 0.5 + 0.6, aes-gcm-siv 0.11 + 0.12): by git (with version keys; refused without), building and running a program
 that uses both, and by path.
 ";
 
