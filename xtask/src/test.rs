@@ -126,13 +126,24 @@ pub fn run_local(steps: &Steps) -> Result<(), String> {
         "ghash",
         "-p",
         "aes-gcm",
+        "-p",
+        "aes-gcm-siv",
     ])
     .args(["-p", "aead-engines", "--document-private-items"])
     .env("RUSTDOCFLAGS", "-D warnings");
     status("cargo doc", &mut d)?;
     let mut d = cargo(&old, &doc);
-    d.args(["-p", "polyval", "-p", "ghash", "-p", "aes-gcm"])
-        .env("RUSTDOCFLAGS", "-D warnings");
+    d.args([
+        "-p",
+        "polyval",
+        "-p",
+        "ghash",
+        "-p",
+        "aes-gcm",
+        "-p",
+        "aes-gcm-siv",
+    ])
+    .env("RUSTDOCFLAGS", "-D warnings");
     status("cargo doc (aead-0.5)", &mut d)?;
 
     // 1. The tests.

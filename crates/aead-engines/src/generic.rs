@@ -5,7 +5,7 @@
 //! `aes-gcm-siv` 0.12).
 //!
 //! The two generations' traits differ in their names only (and in whether a backend is
-//! borrowed mutably), so each module is one expansion of [`glue!`] over those names.
+//! borrowed mutably), so each module is one expansion of `glue!` over those names.
 //!
 //! # CTR
 //!

@@ -6,7 +6,8 @@
 //!   512 bits, ARMv8 AES + PMULL) or the generic two-pass path; [`Engine::detect`] picks the
 //!   fastest this CPU runs.
 //! - [`Fused`] holds our own AES round keys for one engine, built from the raw AES key and
-//!   checked against `H = E_K(0^128)`; [`Fused::seal`] and [`Fused::open`] run a whole message.
+//!   checked against `H = E_K(0^128)`, and the table of powers of H; [`Fused::active`] lends
+//!   it as an [`Active`], whose [`Active::seal`] and [`Active::open`] run a whole message.
 //! - [`j0`], [`ghash_tag`] and [`tag_matches`]: GCM's pre-counter block, the GHASH tag of the
 //!   two-pass path and the constant-time tag comparison, over `clmul_core`'s keyed GHASH state.
 //!

@@ -279,7 +279,7 @@ macro_rules! x86_engine {
             $($item)*
         }
 
-        /// [`Lanes::fence_asm`]: the register class needs its feature enabled where the
+        /// [`crate::lanes::Lanes::fence_asm`]: the register class needs its feature enabled where the
         /// `asm!` is.
         ///
         /// # Safety
