@@ -505,6 +505,41 @@ pub(crate) fn siv_tag_ctr<I: Isa>(
     unsafe { isa.run(job) }
 }
 
+/// [`kernel::polyval_horner`]: POLYVAL of a short message without a table. No obligation of its
+/// own.
+struct PolyvalShort<'a> {
+    h: &'a [u8; 16],
+    aad: &'a [u8],
+    data: &'a [u8],
+    lengths: [u8; 16],
+}
+
+impl Job for PolyvalShort<'_> {
+    type Output = [u8; 16];
+
+    #[inline(always)]
+    unsafe fn run<L: Lanes, const N: usize, const KARATSUBA: bool>(self) -> [u8; 16] {
+        // SAFETY: the features are the caller's obligation.
+        unsafe { kernel::polyval_horner::<L>(self.h, self.aad, self.data, &self.lengths) }
+    }
+}
+
+/// POLYVAL under the key `h` of `aad`, `data` and AES-GCM-SIV's length block, block by block
+/// (Horner's rule; for short messages, whose key is new each time).
+#[inline]
+pub(crate) fn polyval_short<I: Isa>(isa: I, h: &[u8; 16], aad: &[u8], data: &[u8]) -> [u8; 16] {
+    let lengths = crate::siv::length_block(aad.len(), data.len());
+    // SAFETY: `PolyvalShort` has no obligation of its own; `isa` proves the features.
+    unsafe {
+        isa.run(PolyvalShort {
+            h,
+            aad,
+            data,
+            lengths,
+        })
+    }
+}
+
 /// [`kernel::fill_table`]: the table of powers of a POLYVAL key. No obligation of its own.
 struct PolyvalTable<'a> {
     h: &'a [u8; 16],

@@ -1080,6 +1080,38 @@ pub(crate) unsafe fn fill_table<L: Lanes>(h: &[u8; 16], tbl: &mut PowerTable) {
     }
 }
 
+/// POLYVAL under the key `h` of `aad`, `data` (each zero-padded to whole blocks) and the
+/// block `lengths`, by Horner's rule in lane 0 (`y = (y + X) * H`, reduced each block): no
+/// table of powers, for the few blocks of a short AES-GCM-SIV message, whose key is new
+/// for every message.
+///
+/// # Safety
+/// As the [`Lanes`] methods.
+#[inline(always)]
+pub(crate) unsafe fn polyval_horner<L: Lanes>(
+    h: &[u8; 16],
+    aad: &[u8],
+    data: &[u8],
+    lengths: &[u8; 16],
+) -> [u8; 16] {
+    // SAFETY: the caller's features; each load reads `m <= 16` bytes inside its slice.
+    unsafe {
+        let h = L::from_lane0(h);
+        let mut y = L::zero();
+        for part in [aad, data] {
+            for block in part.chunks(16) {
+                let x = if L::BLOCKS == 1 && block.len() == 16 {
+                    L::load(block.as_ptr())
+                } else {
+                    L::load_partial(block.as_ptr(), block.len())
+                };
+                y = mul_lanes(L::xor(y, x), h);
+            }
+        }
+        L::lane0(mul_lanes(L::xor(y, L::from_lane0(lengths)), h))
+    }
+}
+
 /// AES-ECB: encrypts each block of `blocks` in place, a register at a time.
 ///
 /// # Safety
