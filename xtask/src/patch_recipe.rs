@@ -289,7 +289,9 @@ mod tests {
     fn tree_check() {
         let good = "aes-gcm v0.10.3 (file:///c#1)\naes-gcm v0.11.1 (file:///c#1)\n\
                     polyval v0.6.2 (file:///c#1)\npolyval v0.7.3 (file:///c#1)\n\
-                    ghash v0.5.1 (file:///c#1)\nghash v0.6.0 (file:///c#1)\naes v0.8.4\n";
+                    ghash v0.5.1 (file:///c#1)\nghash v0.6.0 (file:///c#1)\n\
+                    aes-gcm-siv v0.11.1 (file:///c#1)\naes-gcm-siv v0.12.1 (file:///c#1)\n\
+                    aes v0.8.4\n";
         assert!(check_tree(good, "file:///c").is_ok());
         let unpatched = good.replace("ghash v0.5.1 (file:///c#1)", "ghash v0.5.1");
         assert!(check_tree(&unpatched, "file:///c").is_err());
