@@ -70,6 +70,22 @@ pub(crate) unsafe trait Isa: Copy {
         }
     }
 
+    /// AES-GCM-SIV's message keys under the key-generating key `kgk` for `nonce`, in one call
+    /// that keeps them in registers (the authentication key to `mac`, the encryption key's
+    /// schedule to `out`); `false`, nothing written, where the engine has no such path (the
+    /// caller then derives block by block and expands).
+    #[inline]
+    fn siv_message_keys(
+        self,
+        kgk: &RoundKeys,
+        nonce: &[u8; 12],
+        mac: &mut [u8; 16],
+        out: &mut RoundKeys,
+    ) -> bool {
+        let _ = (kgk, nonce, mac, out);
+        false
+    }
+
     /// Runs `job` with the engine's features and registers.
     ///
     /// # Safety

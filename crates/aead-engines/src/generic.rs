@@ -39,7 +39,7 @@ macro_rules! glue {
         $(#[$doc])*
         pub mod $module {
             use crate::ctr::{Blocks, Counter32, fill, xor};
-            use crate::siv::{SivKeys, SivMessage, wipe};
+            use crate::siv::{NONCE_LEN, SivKeys, SivMessage, wipe};
             use clmul_core::{Backend, Polyval};
             use inout::InOutBuf;
             use $cipher::{
@@ -155,6 +155,7 @@ macro_rules! glue {
                 #[inline]
                 fn with_message<R>(
                     &self,
+                    _nonce: &[u8; NONCE_LEN],
                     derive: impl FnOnce(&mut [u8], &mut [u8; 16]),
                     f: impl FnOnce(&GenericMessage<C>) -> R,
                 ) -> R {

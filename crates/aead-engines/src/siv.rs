@@ -187,8 +187,10 @@ pub trait SivKeys {
     /// zeroed buffer of [`Self::key_len`] bytes, the message-authentication key into the second
     /// (both wiped afterwards with `zeroize`). The keys live in this call's frame: nothing
     /// copies a key schedule around.
+    /// `nonce` is the message's, for an implementation that derives the keys its own way.
     fn with_message<R>(
         &self,
+        nonce: &[u8; NONCE_LEN],
         derive: impl FnOnce(&mut [u8], &mut [u8; 16]),
         f: impl FnOnce(&Self::Message) -> R,
     ) -> R;
@@ -293,7 +295,7 @@ fn with_message<K: SivKeys, R>(
     nonce: &[u8; NONCE_LEN],
     f: impl FnOnce(&K::Message) -> R,
 ) -> R {
-    keys.with_message(|enc, mac| derive(keys, nonce, mac, enc), f)
+    keys.with_message(nonce, |enc, mac| derive(keys, nonce, mac, enc), f)
 }
 
 /// POLYVAL's length block: `LE64(bits(A)) || LE64(bits(P))`.
@@ -370,6 +372,7 @@ mod tests {
             }
             fn with_message<R>(
                 &self,
+                _nonce: &[u8; NONCE_LEN],
                 derive: impl FnOnce(&mut [u8], &mut [u8; 16]),
                 f: impl FnOnce(&NoAes) -> R,
             ) -> R {

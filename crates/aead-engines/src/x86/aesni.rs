@@ -97,51 +97,136 @@ clmul_core::target_tier! {
             return false;
         }
         out.fill(|rk| {
-            // The next round key from `$prev` (and the assist of `$last`'s last word), stored
-            // at `$i`: `$sel` 0xff takes `RotWord(SubWord) ^ Rcon` (`$rcon`), 0xaa `SubWord`
-            // alone.
-            macro_rules! next {
-                ($prev:expr, $last:expr, $rcon:literal, $sel:literal, $i:literal) => {{
-                    let assist = _mm_shuffle_epi32::<$sel>(_mm_aeskeygenassist_si128::<$rcon>($last));
-                    let k = _mm_xor_si128(prefix($prev), assist);
-                    store(&mut rk[$i], k);
-                    k
-                }};
-            }
             if key.len() == 16 {
-                let k = load(key);
-                store(&mut rk[0], k);
-                let k = next!(k, k, 0x01, 0xff, 1);
-                let k = next!(k, k, 0x02, 0xff, 2);
-                let k = next!(k, k, 0x04, 0xff, 3);
-                let k = next!(k, k, 0x08, 0xff, 4);
-                let k = next!(k, k, 0x10, 0xff, 5);
-                let k = next!(k, k, 0x20, 0xff, 6);
-                let k = next!(k, k, 0x40, 0xff, 7);
-                let k = next!(k, k, 0x80, 0xff, 8);
-                let k = next!(k, k, 0x1b, 0xff, 9);
-                next!(k, k, 0x36, 0xff, 10);
-                10
+                schedule128(load(key), rk)
             } else {
-                let (a, b) = (load(&key[..16]), load(&key[16..]));
-                store(&mut rk[0], a);
-                store(&mut rk[1], b);
-                let a = next!(a, b, 0x01, 0xff, 2);
-                let b = next!(b, a, 0x00, 0xaa, 3);
-                let a = next!(a, b, 0x02, 0xff, 4);
-                let b = next!(b, a, 0x00, 0xaa, 5);
-                let a = next!(a, b, 0x04, 0xff, 6);
-                let b = next!(b, a, 0x00, 0xaa, 7);
-                let a = next!(a, b, 0x08, 0xff, 8);
-                let b = next!(b, a, 0x00, 0xaa, 9);
-                let a = next!(a, b, 0x10, 0xff, 10);
-                let b = next!(b, a, 0x00, 0xaa, 11);
-                let a = next!(a, b, 0x20, 0xff, 12);
-                let b = next!(b, a, 0x00, 0xaa, 13);
-                next!(a, b, 0x40, 0xff, 14);
-                14
+                schedule256(load(&key[..16]), load(&key[16..]), rk)
             }
         })
+    }
+
+    /// The round keys of the AES-128 key `k` (in a register) into `rk`; returns 10, the
+    /// rounds.
+    #[inline]
+    fn schedule128(k: __m128i, rk: &mut [[u8; 16]; 15]) -> usize {
+        // The next round key from `$prev` (and the assist of `$last`'s last word), stored at
+        // `$i`: `$sel` 0xff takes `RotWord(SubWord) ^ Rcon` (`$rcon`), 0xaa `SubWord` alone.
+        macro_rules! next {
+            ($prev:expr, $last:expr, $rcon:literal, $sel:literal, $i:literal) => {{
+                let assist = _mm_shuffle_epi32::<$sel>(_mm_aeskeygenassist_si128::<$rcon>($last));
+                let k = _mm_xor_si128(prefix($prev), assist);
+                store(&mut rk[$i], k);
+                k
+            }};
+        }
+        store(&mut rk[0], k);
+        let k = next!(k, k, 0x01, 0xff, 1);
+        let k = next!(k, k, 0x02, 0xff, 2);
+        let k = next!(k, k, 0x04, 0xff, 3);
+        let k = next!(k, k, 0x08, 0xff, 4);
+        let k = next!(k, k, 0x10, 0xff, 5);
+        let k = next!(k, k, 0x20, 0xff, 6);
+        let k = next!(k, k, 0x40, 0xff, 7);
+        let k = next!(k, k, 0x80, 0xff, 8);
+        let k = next!(k, k, 0x1b, 0xff, 9);
+        next!(k, k, 0x36, 0xff, 10);
+        10
+    }
+
+    /// The round keys of the AES-256 key `a || b` (in registers) into `rk`; returns 14, the
+    /// rounds.
+    #[inline]
+    fn schedule256(a: __m128i, b: __m128i, rk: &mut [[u8; 16]; 15]) -> usize {
+        // As in `schedule128`.
+        macro_rules! next {
+            ($prev:expr, $last:expr, $rcon:literal, $sel:literal, $i:literal) => {{
+                let assist = _mm_shuffle_epi32::<$sel>(_mm_aeskeygenassist_si128::<$rcon>($last));
+                let k = _mm_xor_si128(prefix($prev), assist);
+                store(&mut rk[$i], k);
+                k
+            }};
+        }
+        store(&mut rk[0], a);
+        store(&mut rk[1], b);
+        let a = next!(a, b, 0x01, 0xff, 2);
+        let b = next!(b, a, 0x00, 0xaa, 3);
+        let a = next!(a, b, 0x02, 0xff, 4);
+        let b = next!(b, a, 0x00, 0xaa, 5);
+        let a = next!(a, b, 0x04, 0xff, 6);
+        let b = next!(b, a, 0x00, 0xaa, 7);
+        let a = next!(a, b, 0x08, 0xff, 8);
+        let b = next!(b, a, 0x00, 0xaa, 9);
+        let a = next!(a, b, 0x10, 0xff, 10);
+        let b = next!(b, a, 0x00, 0xaa, 11);
+        let a = next!(a, b, 0x20, 0xff, 12);
+        let b = next!(b, a, 0x00, 0xaa, 13);
+        next!(a, b, 0x40, 0xff, 14);
+        14
+    }
+
+    /// AES-GCM-SIV's message keys (RFC 8452, section 4) under the key-generating key whose
+    /// round keys are `kgk`, in registers from the nonce to the schedule: the derivation blocks
+    /// `LE32(i) || nonce` encrypted side by side, their first halves paired into the
+    /// authentication key (stored to `mac`) and the encryption key, which is expanded into
+    /// `out` without a trip through memory. For AES-128 and AES-256 keys; `false`, nothing
+    /// written, for AES-192 (and in the MemorySanitizer check's build, whose schedule takes
+    /// the word-by-word path: see `expand_into`).
+    pub(crate) fn siv_message_keys(
+        kgk: &RoundKeys,
+        nonce: &[u8; 12],
+        mac: &mut [u8; 16],
+        out: &mut RoundKeys,
+    ) -> bool {
+        if cfg!(ct_taint) {
+            return false;
+        }
+        match kgk.rounds() {
+            10 => {
+                let [m, k, _] = derive::<4>(kgk, nonce);
+                store(mac, m);
+                out.fill(|rk| schedule128(k, rk))
+            }
+            14 => {
+                let [m, a, b] = derive::<6>(kgk, nonce);
+                store(mac, m);
+                out.fill(|rk| schedule256(a, b, rk))
+            }
+            _ => false,
+        }
+    }
+
+    /// The `N` (4 or 6) derivation blocks for `nonce` encrypted under `kgk` (10 or 14 rounds:
+    /// the caller's match), their first halves paired: the authentication key, then the
+    /// encryption key's one or two registers (the third zero for `N` = 4).
+    #[inline]
+    fn derive<const N: usize>(kgk: &RoundKeys, nonce: &[u8; 12]) -> [__m128i; 3] {
+        // `0^32 || nonce`: the nonce's first 8 bytes and last 4, shifted up by one word.
+        let (lo, hi) = nonce.split_at(8);
+        let lo = u64::from_le_bytes(lo.try_into().expect("8 bytes"));
+        let hi = u32::from_le_bytes(hi.try_into().expect("4 bytes"));
+        let n = _mm_set_epi32(hi as i32, (lo >> 32) as i32, lo as i32, 0);
+        let k0 = load(kgk.key(0));
+        let mut x: [__m128i; N] =
+            core::array::from_fn(|i| _mm_xor_si128(_mm_or_si128(n, _mm_cvtsi32_si128(i as i32)), k0));
+        let rounds = kgk.rounds();
+        for r in 1..rounds {
+            let k = load(kgk.key(r));
+            for v in &mut x {
+                *v = _mm_aesenc_si128(*v, k);
+            }
+        }
+        let k = load(kgk.key(rounds));
+        for v in &mut x {
+            *v = _mm_aesenclast_si128(*v, k);
+        }
+        let pair = |i: usize| {
+            if i + 1 < N {
+                _mm_unpacklo_epi64(x[i], x[i + 1])
+            } else {
+                _mm_setzero_si128()
+            }
+        };
+        [pair(0), pair(2), pair(4)]
     }
 
     /// FIPS-197's word-by-word schedule for every key length (the reference of the tests).

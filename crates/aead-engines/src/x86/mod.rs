@@ -108,6 +108,17 @@ unsafe impl<W: Width> Isa for X86<W> {
         unsafe { aesni::expand_into(aes_key, out) }
     }
 
+    fn siv_message_keys(
+        self,
+        kgk: &RoundKeys,
+        nonce: &[u8; 12],
+        mac: &mut [u8; 16],
+        out: &mut RoundKeys,
+    ) -> bool {
+        // SAFETY: as `expand`.
+        unsafe { aesni::siv_message_keys(kgk, nonce, mac, out) }
+    }
+
     unsafe fn run<J: Job>(self, job: J) -> J::Output {
         // SAFETY: the token proves detection; the job's obligations are the caller's.
         unsafe {
