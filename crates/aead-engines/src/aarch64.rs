@@ -217,6 +217,64 @@ clmul_core::target_tier! {
         RoundKeys::expand(key, |w| sub_word(w))
     }
 
+    /// AES-GCM-SIV's message keys (RFC 8452, section 4) under the key-generating key whose
+    /// round keys are `kgk`: the derivation blocks `LE32(i) || nonce` encrypted side by side,
+    /// their first halves paired in registers and stored whole (the authentication key to
+    /// `mac`, the encryption key to a stack buffer that the word-by-word expansion into `out`
+    /// reads). For AES-128 and AES-256 keys; `false`, nothing written, for AES-192.
+    fn siv_message_keys(
+        kgk: &RoundKeys,
+        nonce: &[u8; 12],
+        mac: &mut [u8; 16],
+        out: &mut RoundKeys,
+    ) -> bool {
+        let rounds = kgk.rounds();
+        let n = match rounds {
+            10 => 4,
+            14 => 6,
+            _ => return false,
+        };
+        let load = |b: &[u8; 16]| {
+            // SAFETY: 16 readable bytes.
+            unsafe { vld1q_u8(b.as_ptr()) }
+        };
+        let mut base = [0u8; 16];
+        base[4..].copy_from_slice(nonce);
+        let base = load(&base);
+        let mut x = [base; 6];
+        for (i, v) in x.iter_mut().enumerate() {
+            *v = vsetq_lane_u8::<0>(i as u8, base);
+        }
+        for r in 0..rounds - 1 {
+            let k = load(kgk.key(r));
+            for v in &mut x[..n] {
+                *v = aese_aesmc(*v, k);
+            }
+        }
+        let (k, last) = (load(kgk.key(rounds - 1)), load(kgk.key(rounds)));
+        for v in &mut x[..n] {
+            *v = veorq_u8(aese(*v, k), last);
+        }
+        let pair = |a: uint8x16_t, b: uint8x16_t| vcombine_u8(vget_low_u8(a), vget_low_u8(b));
+        let mut key = [0u8; 32];
+        // SAFETY: `mac` and both halves of `key` are 16 writable bytes.
+        unsafe {
+            vst1q_u8(mac.as_mut_ptr(), pair(x[0], x[1]));
+            vst1q_u8(key.as_mut_ptr(), pair(x[2], x[3]));
+            vst1q_u8(key[16..].as_mut_ptr(), pair(x[4], x[5]));
+        }
+        let len = 4 * (rounds - 6);
+        let ok = match RoundKeys::expand(&key[..len], |w| sub_word(w)) {
+            Some(rk) => {
+                *out = rk;
+                true
+            }
+            None => false,
+        };
+        crate::wipe::wipe(&mut key);
+        ok
+    }
+
     /// Runs `job` on NEON registers, eight to an iteration (Karatsuba): every kernel of the
     /// engine is instantiated here.
     ///
@@ -247,6 +305,17 @@ unsafe impl Isa for Armv8 {
     fn expand(self, aes_key: &[u8]) -> Option<RoundKeys> {
         // SAFETY: the token proves the features.
         unsafe { expand(aes_key) }
+    }
+
+    fn siv_message_keys(
+        self,
+        kgk: &RoundKeys,
+        nonce: &[u8; 12],
+        mac: &mut [u8; 16],
+        out: &mut RoundKeys,
+    ) -> bool {
+        // SAFETY: the token proves the features.
+        unsafe { siv_message_keys(kgk, nonce, mac, out) }
     }
 
     unsafe fn run<J: Job>(self, job: J) -> J::Output {
