@@ -1,4 +1,5 @@
-//! Constant-time validation of `polyval`, `ghash` and `aes-gcm` with a taint checker.
+//! Constant-time validation of `polyval`, `ghash`, `aes-gcm` (0.11, and 0.10 of the aead 0.5
+//! generation) and `aes-gcm-siv` with a taint checker.
 //!
 //! The technique is Adam Langley's `ctgrind`, which BoringSSL calls constant-time validation:
 //! the secret inputs (keys, H, plaintext, associated data, ciphertext, tags) are marked as
@@ -28,13 +29,18 @@
 //! between the `ct-op-begin`/`ct-op-end` lines this prints on stderr) and the number of output
 //! bytes found without the secret marking (`-` under Valgrind, which cannot be asked).
 //!
+//! `--quick` runs a subset of the operations, and of the AES-GCM-SIV and aes-gcm 0.10 targets
+//! (`ct-check --quick --list`): what `cargo xtask test` runs.
+//!
 //! `ct-check --selftest` runs seeded leaks through the same machinery: `leak-*` operations
 //! must be reported, `clean-*` must not, and `lost-*` (MSan) must show unmarked bytes; any
 //! other outcome means the checker is blind, and `cargo xtask ct` fails.
 
+mod gen010;
 #[cfg(ct_taint)]
 mod msan;
 mod selftest;
+mod siv;
 mod taint;
 #[cfg(not(ct_taint))]
 mod vg;
@@ -55,12 +61,27 @@ pub struct Plan {
     aead_lens: &'static [usize],
     /// Associated data lengths.
     aad_lens: &'static [usize],
+    /// Message lengths for AES-GCM-SIV.
+    siv_lens: &'static [usize],
+    /// Its associated data lengths.
+    siv_aad_lens: &'static [usize],
+    /// Message lengths for aes-gcm 0.10 (whose kernels are the ones above: its own layer is
+    /// what these check).
+    gen010_lens: &'static [usize],
+    /// Its associated data lengths.
+    gen010_aad_lens: &'static [usize],
 }
 
 /// Every stride of the hash kernels (1, 4, 8, 16, 32 blocks) and the tails around it, so that
 /// each kernel's wide loop, partial groups and single-block path run; AES-GCM messages that
 /// are empty, partial blocks, the 8-, 16- and 32-block iterations with their tails, and long
 /// enough (> 3 x 512 bytes) for the VAES-512 engine's lagged hashing to reach its steady state.
+/// AES-GCM-SIV switches paths on the sum of the associated data and message lengths
+/// (`aead_engines::siv`): POLYVAL block by block up to `HORNER_UPTO` (64), on the keyed state
+/// below `WIDE_FROM` (1024), from there on the engine's wide loop with a table made for the
+/// message; CTR on the narrowest engine below `NARROW_BELOW` (256), and decryption in place
+/// stitched from `STITCH_FROM` (256). Its lengths straddle each of those, and the longest
+/// (4113: 257 blocks and a byte) runs the wide loops for several iterations with a tail.
 const FULL: Plan = Plan {
     uhf_blocks: &[
         1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 31, 32, 33, 63, 64, 65, 100,
@@ -69,6 +90,12 @@ const FULL: Plan = Plan {
         0, 1, 15, 16, 17, 63, 127, 128, 129, 255, 256, 257, 300, 525, 1601, 2100,
     ],
     aad_lens: &[0, 13, 16, 70, 200],
+    siv_lens: &[
+        0, 1, 16, 17, 48, 63, 64, 65, 200, 255, 256, 257, 700, 1023, 1024, 1025, 4113,
+    ],
+    siv_aad_lens: &[0, 13, 64, 70, 1030],
+    gen010_lens: &[0, 1, 17, 300, 2100],
+    gen010_aad_lens: &[0, 13],
 };
 
 /// The subset: still every kernel's wide loop, a tail, and the steady state of each engine.
@@ -76,6 +103,12 @@ const QUICK: Plan = Plan {
     uhf_blocks: &[1, 3, 8, 17, 33, 65],
     aead_lens: &[0, 17, 129, 300, 2100],
     aad_lens: &[0, 70, 200],
+    // Empty, block by block, keyed state (with the AAD), wide CTR and stitched decryption,
+    // the wide POLYVAL with its table.
+    siv_lens: &[0, 17, 300, 4113],
+    siv_aad_lens: &[0, 70],
+    gen010_lens: &[0, 300],
+    gen010_aad_lens: &[13],
 };
 
 fn main() -> ExitCode {
@@ -86,7 +119,7 @@ fn main() -> ExitCode {
     println!("checker {}", taint::CHECKER);
     match args.first().map(String::as_str) {
         Some("--list") => {
-            for t in targets() {
+            for t in targets(quick) {
                 println!("{t}");
             }
             ExitCode::SUCCESS
@@ -96,7 +129,7 @@ fn main() -> ExitCode {
             ExitCode::SUCCESS
         }
         Some("--all") => {
-            for t in targets() {
+            for t in targets(quick) {
                 run(&t, plan);
             }
             ExitCode::SUCCESS
@@ -113,7 +146,9 @@ fn main() -> ExitCode {
         _ => {
             eprintln!(
                 "usage: ct-check [--quick] <target>... | --list | --all | --selftest\n\
-                 targets: uhf-<backend>, gcm-generic-<backend>, gcm-<engine> (see --list)"
+                 targets: uhf-<backend>, gcm-generic-<backend>, gcm-<engine>,\n\
+                 siv-generic-<backend>, siv-<engine>, gcm010-generic-<backend>,\n\
+                 gcm010-<engine> (see --list)"
             );
             ExitCode::from(2)
         }
@@ -121,8 +156,10 @@ fn main() -> ExitCode {
 }
 
 /// Every target this CPU can run: the hash backends, the generic AES-GCM path on each GHASH
-/// backend, and the fused engines.
-fn targets() -> Vec<String> {
+/// backend, the fused engines, and the same for AES-GCM-SIV (POLYVAL backends) and aes-gcm
+/// 0.10. With `quick`, AES-GCM-SIV and aes-gcm 0.10 on one backend and one engine only
+/// ([`quick_choice`]).
+fn targets(quick: bool) -> Vec<String> {
     let mut v: Vec<String> = Vec::new();
     for b in Backend::available() {
         v.push(format!("uhf-{}", b.name()));
@@ -138,7 +175,41 @@ fn targets() -> Vec<String> {
             .filter(|&e| e != Engine::Generic)
             .map(|e| format!("gcm-{}", engine_name(e))),
     );
+    let (backends, engines): (Vec<Backend>, Vec<Engine>) = if quick {
+        let (b, e) = quick_choice();
+        (vec![b], e.into_iter().collect())
+    } else {
+        (Backend::available().collect(), fused_engines().collect())
+    };
+    for prefix in ["siv", "gcm010"] {
+        v.extend(
+            backends
+                .iter()
+                .map(|b| format!("{prefix}-generic-{}", b.name())),
+        );
+        v.extend(
+            engines
+                .iter()
+                .map(|&e| format!("{prefix}-{}", engine_name(e))),
+        );
+    }
     v
+}
+
+/// The fused engines this CPU runs.
+fn fused_engines() -> impl Iterator<Item = Engine> {
+    Engine::available().filter(|&e| e != Engine::Generic)
+}
+
+/// The backend and engine of the quick AES-GCM-SIV and aes-gcm 0.10 targets: the narrowest
+/// hardware POLYVAL/GHASH backend (portable where there is none) and the narrowest fused
+/// engine, which every wider engine also runs for a message's key derivation, its tag and
+/// short messages. Both run under Valgrind as well as under MSan.
+fn quick_choice() -> (Backend, Option<Engine>) {
+    let backend = Backend::available()
+        .find(|&b| b != Backend::Portable)
+        .unwrap_or(Backend::Portable);
+    (backend, fused_engines().next())
 }
 
 pub fn engine_name(e: Engine) -> String {
@@ -151,6 +222,20 @@ fn backend_named(name: &str) -> Option<Backend> {
 
 /// Runs one target; `false` if this CPU cannot run it.
 fn run(target: &str, plan: &Plan) -> bool {
+    if let Some(rest) = target.strip_prefix("siv-") {
+        let Some(mode) = mode_named(rest) else {
+            return false;
+        };
+        siv::run(target, mode, plan);
+        return true;
+    }
+    if let Some(rest) = target.strip_prefix("gcm010-") {
+        let Some(mode) = mode_named(rest) else {
+            return false;
+        };
+        gen010::run(target, mode, plan);
+        return true;
+    }
     let mode = if let Some(b) = target.strip_prefix("uhf-") {
         let (b, natural) = match b.strip_suffix("-natural") {
             Some(b) => (b, true),
@@ -180,6 +265,16 @@ fn run(target: &str, plan: &Plan) -> bool {
     aead::<aes::Aes128>(target, "aes128", mode, plan);
     aead::<aes::Aes256>(target, "aes256", mode, plan);
     true
+}
+
+/// The mode `generic-<backend>` or `<engine>` names, if this CPU runs it.
+fn mode_named(name: &str) -> Option<Mode> {
+    match name.strip_prefix("generic-") {
+        Some(b) => backend_named(b).map(Mode::Generic),
+        None => fused_engines()
+            .find(|&e| engine_name(e) == name)
+            .map(Mode::Fused),
+    }
 }
 
 /// Runs `f` as one operation: prints the reports the checker made while it ran and the output
@@ -313,12 +408,12 @@ fn uhf(target: &str, backend: Backend, natural: bool, plan: &Plan) {
     });
 }
 
-/// How the AES-GCM instance is built.
+/// How the AES-GCM (or AES-GCM-SIV) instance is built.
 #[derive(Clone, Copy)]
 pub enum Mode {
-    /// The generic two-pass path (the `aes` crate's AES) with GHASH on this backend.
+    /// The generic path (the `aes` crate's AES) with GHASH (POLYVAL) on this backend.
     Generic(Backend),
-    /// A fused AES-CTR+GHASH engine.
+    /// A fused engine.
     Fused(Engine),
 }
 
@@ -432,21 +527,21 @@ where
     });
 }
 
-/// Decryption of `(ct, tag)` (the encryption of `pt`): with the good tag, a bad tag and a
-/// modified ciphertext, in place and out of place, everything secret. The verdict is public:
-/// the library declassifies it where it returns it.
+/// Decryption of `(ct, tag)` (the encryption of `pt`) by `gcm` (AES-GCM or AES-GCM-SIV): with
+/// the good tag, a bad tag and a modified ciphertext, in place and out of place, everything
+/// secret. The verdict is public: the library declassifies it where it returns it.
 #[allow(clippy::too_many_arguments)]
-fn decryptions<A>(
+pub fn decryptions<C>(
     target: &str,
     cipher: &str,
-    gcm: &AesGcm<A, U12>,
+    gcm: &C,
     nonce: &Nonce<U12>,
     aad: &[u8],
     pt: &[u8],
     ct: &[u8],
     tag: &Tag<U16>,
 ) where
-    A: aes::cipher::BlockCipherEncrypt + aes::cipher::BlockSizeUser<BlockSize = U16>,
+    C: AeadInOut<NonceSize = U12, TagSize = U16>,
 {
     let (alen, plen) = (aad.len(), pt.len());
     // (description, in place?, flip a ciphertext byte?, flip a tag byte?)
