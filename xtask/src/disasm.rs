@@ -301,10 +301,32 @@ const GHASH_AVX512: Group = Group {
     kind: Kind::Simd,
     symbols: &["::x86::avx512::"],
 };
-/// The x86 engines' key schedule (general-purpose code around `aeskeygenassist`).
+/// The x86 engines' key schedule (general-purpose code around `aeskeygenassist`), and
+/// AES-GCM-SIV's message keys (derivation and schedule in registers) where it is not inlined.
 const AES_SCHEDULE: Group = Group {
     kind: Kind::Gpr,
-    symbols: &["::aesni::expand"],
+    symbols: &["::aesni::expand", "::aesni::expand_into"],
+};
+/// AES-GCM-SIV's per-message key derivation and schedule on x86 (`aesni::siv_message_keys`).
+const SIV_MESSAGE_KEYS: Group = Group {
+    kind: Kind::Simd,
+    symbols: &["::aesni::siv_message_keys"],
+};
+/// The fused engines' modules: every job (AES-GCM, and AES-GCM-SIV's key derivation, CTR
+/// with the `Le32` counter, POLYVAL with `fill_table`, Horner's rule and the stitched pass)
+/// is an instantiation of the module's one `#[target_feature]` `run`, with the kernels
+/// inlined into it.
+const AESNI: Group = Group {
+    kind: Kind::Simd,
+    symbols: &["::x86::aesni_gcm::"],
+};
+const VAES256: Group = Group {
+    kind: Kind::Simd,
+    symbols: &["::x86::vaes256::"],
+};
+const VAES512: Group = Group {
+    kind: Kind::Simd,
+    symbols: &["::x86::vaes512::"],
 };
 
 /// Every kernel, by `ct-check` target. A new engine or backend is one more entry.
@@ -347,44 +369,88 @@ pub const KERNELS: &[Kernel] = &[
     },
     Kernel {
         target: "gcm-aesni",
-        groups: &[
-            AES_SCHEDULE,
-            Group {
-                kind: Kind::Simd,
-                symbols: &["::x86::aesni_gcm::"],
-            },
-        ],
+        groups: &[AES_SCHEDULE, AESNI],
     },
     Kernel {
         target: "gcm-vaes256",
-        groups: &[
-            AES_SCHEDULE,
-            Group {
-                kind: Kind::Simd,
-                symbols: &["::x86::vaes256::"],
-            },
-        ],
+        groups: &[AES_SCHEDULE, VAES256],
     },
     Kernel {
         target: "gcm-vaes512",
-        groups: &[
-            AES_SCHEDULE,
-            Group {
-                kind: Kind::Simd,
-                symbols: &["::x86::vaes512::"],
-            },
-        ],
+        groups: &[AES_SCHEDULE, VAES512],
     },
     // The same module: both shapes of the 512-bit loop are its `run`'s instantiations.
     Kernel {
         target: "gcm-vaes512schoolbook",
-        groups: &[
-            AES_SCHEDULE,
-            Group {
-                kind: Kind::Simd,
-                symbols: &["::x86::vaes512::"],
-            },
-        ],
+        groups: &[AES_SCHEDULE, VAES512],
+    },
+    // AES-GCM-SIV: the generic path's POLYVAL is the backend's (its AES the `aes` crate's);
+    // a fused engine runs its jobs in its module's `run` and the narrowest engine's (AES-NI,
+    // the message keys, the tag and short messages) on x86.
+    Kernel {
+        target: "siv-generic-portable",
+        groups: &[GHASH_PORTABLE],
+    },
+    Kernel {
+        target: "siv-generic-pclmul",
+        groups: &[GHASH_PCLMUL],
+    },
+    Kernel {
+        target: "siv-generic-avx2",
+        groups: &[GHASH_AVX2],
+    },
+    Kernel {
+        target: "siv-generic-avx512",
+        groups: &[GHASH_AVX512],
+    },
+    Kernel {
+        target: "siv-aesni",
+        groups: &[AES_SCHEDULE, SIV_MESSAGE_KEYS, AESNI],
+    },
+    Kernel {
+        target: "siv-vaes256",
+        groups: &[AES_SCHEDULE, SIV_MESSAGE_KEYS, AESNI, VAES256],
+    },
+    Kernel {
+        target: "siv-vaes512",
+        groups: &[AES_SCHEDULE, SIV_MESSAGE_KEYS, AESNI, VAES512],
+    },
+    Kernel {
+        target: "siv-vaes512schoolbook",
+        groups: &[AES_SCHEDULE, SIV_MESSAGE_KEYS, AESNI, VAES512],
+    },
+    // aes-gcm 0.10: the same kernels as 0.11 (its generic path's GHASH is the backend's).
+    Kernel {
+        target: "gcm010-generic-portable",
+        groups: &[GHASH_PORTABLE],
+    },
+    Kernel {
+        target: "gcm010-generic-pclmul",
+        groups: &[GHASH_PCLMUL],
+    },
+    Kernel {
+        target: "gcm010-generic-avx2",
+        groups: &[GHASH_AVX2],
+    },
+    Kernel {
+        target: "gcm010-generic-avx512",
+        groups: &[GHASH_AVX512],
+    },
+    Kernel {
+        target: "gcm010-aesni",
+        groups: &[AES_SCHEDULE, AESNI],
+    },
+    Kernel {
+        target: "gcm010-vaes256",
+        groups: &[AES_SCHEDULE, VAES256],
+    },
+    Kernel {
+        target: "gcm010-vaes512",
+        groups: &[AES_SCHEDULE, VAES512],
+    },
+    Kernel {
+        target: "gcm010-vaes512schoolbook",
+        groups: &[AES_SCHEDULE, VAES512],
     },
 ];
 
