@@ -43,9 +43,12 @@
 //!
 //! # Backends
 //!
-//! POLYVAL runs on the backend detected once per key (`--cfg polyval_force_soft` or
-//! `--cfg polyval_backend="soft"` forces the portable one). AES runs on the `Aes` type's own
-//! backends, keyed anew per message, as upstream.
+//! An `AesGcmSiv` made with `KeyInit` on a CPU with AES-NI and PCLMULQDQ (x86, x86_64) or
+//! the ARMv8 AES and PMULL instructions runs on the fused engines of `aead-engines`, detected
+//! once per key (the same as the 0.12 crate's). Otherwise (another `Aes` type, one made with
+//! `From`, another CPU, or `--cfg polyval_force_soft` / `--cfg polyval_backend="soft"`) AES
+//! runs on the `Aes` type's own backends, keyed anew per message, as upstream, and POLYVAL on
+//! the backend detected once per key.
 //!
 //! # Constant time
 //!

@@ -92,10 +92,14 @@
 //!
 //! # Backends
 //!
-//! POLYVAL runs on the backend detected once per key (PCLMULQDQ, VPCLMULQDQ on 256 or 512 bits,
-//! PMULL, or portable); `--cfg polyval_backend="soft"` forces the portable one. AES runs on the
-//! `Aes` type's own backends (the `aes` crate: AES-NI, VAES, ARMv8, or bitsliced software;
-//! `--cfg aes_backend="soft"` forces the last), with a key schedule per message, as upstream.
+//! An `AesGcmSiv` made with [`KeyInit`] on a CPU with AES-NI and PCLMULQDQ (x86, x86_64) or
+//! the ARMv8 AES and PMULL instructions runs on the fused engines of `aead-engines`, detected
+//! once per key: the message keys derived in registers, POLYVAL and the SIV counter's CTR on
+//! the widest engine the CPU has (VAES + VPCLMULQDQ on 512 or 256 bits, AES-NI, ARMv8), and
+//! an in-place decryption in one pass. Otherwise (another `Aes` type, one made with `From`,
+//! another CPU, or `--cfg polyval_backend="soft"`) AES runs on the `Aes` type's own backends
+//! with a key schedule per message, as upstream, and POLYVAL on the backend detected once per
+//! key (PCLMULQDQ, VPCLMULQDQ on 256 or 512 bits, PMULL, or portable).
 //!
 //! # Constant time
 //!

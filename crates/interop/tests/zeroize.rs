@@ -1,7 +1,8 @@
 //! With the `zeroize` features (enabled for this crate's dev-dependencies), dropping a keyed
 //! state wipes its key material: the key table (powers of H and their Karatsuba halves) and
 //! the accumulator of `clmul-core`'s `Hasher` (and so `polyval::Polyval`, `ghash::GHash`),
-//! the fused engines' AES round keys, and the `aes` crate's round keys inside `AesGcm`.
+//! the fused engines' AES round keys, and the `aes` crate's round keys inside `AesGcm` and
+//! `AesGcmSiv`.
 //!
 //! Method: the state is built in a zero-filled `MaybeUninit` slot, its bytes are read, it is
 //! dropped in place with `ptr::drop_in_place`, and the slot is read again. The slot is still
@@ -287,6 +288,53 @@ fn aes_gcm_is_wiped_on_drop() {
             needles,
             g(&KEY),
             g(&KEY2),
+            slack,
+        );
+    }
+}
+
+#[test]
+fn aes_gcm_siv_is_wiped_on_drop() {
+    use aes_gcm_siv::AesGcmSiv;
+    for e in aes_gcm_siv::__Engine::available() {
+        // The generic path keeps only the `aes` crate's key schedule of the key-generating
+        // key (see `hardware_aes`); a fused engine keeps our round keys as well.
+        let soft_aes = e == aes_gcm_siv::__Engine::Generic && !hardware_aes();
+        let (slack, needle): (usize, &[&[u8]]) = if soft_aes {
+            (256, &[])
+        } else {
+            (64, &[&KEY[..16]])
+        };
+        let g128 = |k: &[u8; 32]| {
+            let k: &[u8; 16] = k[..16].try_into().unwrap();
+            residue(
+                || AesGcmSiv::<aes::Aes128>::with_engine(&(*k).into(), e).unwrap(),
+                |_| {},
+            )
+        };
+        check_with_slack(
+            &format!("Aes128GcmSiv/{e:?}"),
+            needle,
+            g128(&KEY),
+            g128(&KEY2),
+            slack,
+        );
+        let g256 = |k: &[u8; 32]| {
+            residue(
+                || AesGcmSiv::<aes::Aes256>::with_engine(&(*k).into(), e).unwrap(),
+                |_| {},
+            )
+        };
+        let needle256: &[&[u8]] = if soft_aes {
+            &[]
+        } else {
+            &[&KEY[..16], &KEY[16..]]
+        };
+        check_with_slack(
+            &format!("Aes256GcmSiv/{e:?}"),
+            needle256,
+            g256(&KEY),
+            g256(&KEY2),
             slack,
         );
     }
