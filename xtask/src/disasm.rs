@@ -19,8 +19,8 @@
 //! - **branch-on-data**: no conditional jump on flags computed from data.
 //!
 //! The last two rest on a small forward data-flow analysis of each function over its control
-//! flow graph ([`analyse`]): which general-purpose registers, flags and stack slots (8-byte
-//! granules at constant offsets from `rsp`) may hold data. Arguments in registers are public
+//! flow graph ([`analyse`]): which general-purpose registers, flags and stack bytes (at
+//! constant offsets from `rsp`) may hold data. Arguments in registers are public
 //! (pointers and lengths: the kernels take everything else by reference). Data comes from
 //! vector or mask registers (in SIMD kernels only through an allowed transfer, which is then
 //! public), from the stack slots vector registers were stored to, from narrow (1-, 2- or
@@ -604,7 +604,8 @@ pub struct Analysis {
 #[derive(Clone, Debug, Default, PartialEq)]
 struct State {
     gpr: u16,
-    /// 8-byte granules at `rsp + 8k` that may hold data.
+    /// Bytes at `rsp + k` that may hold data (byte by byte: a flag spilled next to a data
+    /// byte stays public).
     stack: BTreeSet<i64>,
     /// A data store to a stack address that is not a constant offset: every stack load may
     /// then be data.
@@ -665,19 +666,24 @@ impl State {
         let size = i64::try_from(size).unwrap_or(64).max(1);
         off.div_euclid(8)..=(off + size - 1).div_euclid(8)
     }
+    /// The bytes an access of `size` bytes at `rsp + off` touches.
+    fn bytes(off: i64, size: u64) -> core::ops::Range<i64> {
+        let size = i64::try_from(size).unwrap_or(64).max(1);
+        off..off + size
+    }
     fn load_stack(&self, m: &Mem) -> bool {
         self.stack_any
             || m.stack_dynamic && !self.stack.is_empty()
             || m.stack
-                .is_some_and(|o| Self::granules(o, m.size).any(|g| self.stack.contains(&g)))
+                .is_some_and(|o| Self::bytes(o, m.size).any(|b| self.stack.contains(&b)))
     }
     fn store_stack(&mut self, m: &Mem, data: bool) {
         if let Some(o) = m.stack {
-            for g in Self::granules(o, m.size) {
+            for b in Self::bytes(o, m.size) {
                 if data {
-                    self.stack.insert(g);
-                } else if m.size >= 8 && o % 8 == 0 {
-                    self.stack.remove(&g);
+                    self.stack.insert(b);
+                } else {
+                    self.stack.remove(&b);
                 }
             }
         } else if m.stack_dynamic && data {

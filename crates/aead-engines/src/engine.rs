@@ -181,12 +181,21 @@ struct Gcm<'a> {
     /// arithmetic has a cold path that the disassembly check of `cargo xtask ct` would enter
     /// from the panic before it).
     lengths: [u8; 16],
+    /// Whether the counter is public ([`J0::from_nonce`]), as a word: the disassembly check
+    /// tells public values from data by their load width, and a `bool` is a byte.
+    public: usize,
 }
 
 impl<'a> Gcm<'a> {
     fn new(msg: Message<'a>, j0: &'a J0) -> Self {
         let lengths = crate::length_block(msg.aad.len(), msg.len);
-        Gcm { msg, j0, lengths }
+        let public = usize::from(j0.from_nonce());
+        Gcm {
+            msg,
+            j0,
+            lengths,
+            public,
+        }
     }
 
     /// The text's first counter block, `inc32(J0)`, and whether the counter is public.
@@ -194,7 +203,7 @@ impl<'a> Gcm<'a> {
         Counter0 {
             block: self.j0.block(),
             skip: 1,
-            public: self.j0.from_nonce(),
+            public: self.public != 0,
         }
     }
 }
@@ -482,8 +491,16 @@ impl Job for SivTagCtr<'_> {
         // SAFETY: the features and the buffers are the caller's obligations.
         unsafe {
             let ks = AesKeys::<L>::new(self.msg.rk);
-            *self.block = ks.encrypt_block(self.block);
-            let ctr0 = crate::siv::counter_block(self.block);
+            let tag = ks.encrypt_block(self.block);
+            *self.block = tag;
+            // `siv::counter_block` with vector operations: `(tag & !TOP) ^ TOP` sets the top
+            // bit (as a byte operation it is compiled to an extract and insert through a
+            // general-purpose register, where the disassembly check wants no data).
+            const TOP: [u8; 16] = (1u128 << 127).to_le_bytes();
+            const REST: [u8; 16] = (!(1u128 << 127)).to_le_bytes();
+            let t = L::from_lane0(&tag);
+            let top = L::from_lane0(&TOP);
+            let ctr0 = L::lane0(L::xor(L::and(t, L::from_lane0(&REST)), top));
             // The counter starts at the tag, which is public (the ciphertext's last block).
             let start = Counter0 {
                 block: &ctr0,

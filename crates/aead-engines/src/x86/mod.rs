@@ -290,13 +290,14 @@ macro_rules! x86_engine {
             $($item)*
         }
 
-        /// [`crate::lanes::Lanes::fence_asm`]: the register class needs its feature enabled where the
-        /// `asm!` is.
+        /// [`crate::lanes::Lanes::fence_asm`]: the register class needs its feature enabled
+        /// where the `asm!` is.
         ///
         /// # Safety
         /// The CPU has the feature.
         #[inline]
         #[target_feature(enable = $feat)]
+        #[cfg_attr(any(miri, ct_taint), allow(dead_code))]
         unsafe fn fence_asm(v: &mut $ty) {
             // SAFETY: the template is empty: no instruction runs, `v` stays in its register.
             unsafe { core::arch::asm!("/* {0} */", inout($reg) *v, options(nomem, nostack, preserves_flags)) };
