@@ -1,6 +1,7 @@
 //! The headline comparison: our AES-GCM against the best of ring and aws-lc-rs on the cases of
-//! the README's short table, and our 256-bit VAES engine forced against ring (whose VAES+AVX2
-//! code is what CPUs without AVX-512 run), in about a minute.
+//! the README's short table, our 256-bit VAES engine forced against ring (whose VAES+AVX2
+//! code is what CPUs without AVX-512 run), and our AES-GCM-SIV against aws-lc-rs (ring has
+//! none) and RustCrypto's `aes-gcm-siv` 0.12.1, in a minute or two.
 //!
 //! The machines this runs on are shared, and their load changes while a run goes on, so the
 //! implementations of a case are measured *interleaved*: each round times a short batch of
@@ -31,6 +32,8 @@ struct Case {
     roundtrip: bool,
     /// The engine-versus-ring cases: ours is the forced 256-bit VAES engine, the peer ring.
     vaes256: bool,
+    /// AES-GCM-SIV: ours against aws-lc-rs (ring has none) and RustCrypto's 0.12.1.
+    siv: bool,
 }
 
 const fn case(label: &'static str, bits: usize, len: usize) -> Case {
@@ -45,10 +48,18 @@ const fn case(label: &'static str, bits: usize, len: usize) -> Case {
         len,
         roundtrip: false,
         vaes256: false,
+        siv: false,
     }
 }
 
-const CASES: [Case; 9] = [
+const fn siv(label: &'static str, bits: usize, len: usize) -> Case {
+    Case {
+        siv: true,
+        ..case(label, bits, len)
+    }
+}
+
+const CASES: [Case; 15] = [
     case("AES-128-GCM encrypt 16 KiB", 128, 16384),
     case("AES-256-GCM encrypt 16 KiB", 256, 16384),
     Case {
@@ -70,6 +81,15 @@ const CASES: [Case; 9] = [
         vaes256: true,
         ..case("VAES-256 engine: AES-128-GCM encrypt 64 B", 128, 64)
     },
+    siv("AES-128-GCM-SIV encrypt 16 KiB", 128, 16384),
+    siv("AES-256-GCM-SIV encrypt 16 KiB", 256, 16384),
+    Case {
+        roundtrip: true,
+        ..siv("AES-256-GCM-SIV encrypt+decrypt 16 KiB", 256, 16384)
+    },
+    siv("AES-256-GCM-SIV encrypt 1420 B", 256, 1420),
+    siv("AES-256-GCM-SIV encrypt 64 B", 256, 64),
+    siv("AES-128-GCM-SIV encrypt 16 B", 128, 16),
 ];
 
 /// Runs `n` operations of a case; returns the nanoseconds they took.
@@ -98,6 +118,8 @@ fn runner<G: Gcm + 'static>(gcm: G, c: &Case) -> Runner {
 fn runners(c: &Case) -> Vec<(String, Runner)> {
     let names: &[&str] = if c.vaes256 {
         &["ours-vaes256", "ring"]
+    } else if c.siv {
+        &["ours-siv", "aws-lc-rs-siv", "rustcrypto-siv"]
     } else {
         &["ours", "ring", "aws-lc-rs"]
     };
@@ -105,7 +127,7 @@ fn runners(c: &Case) -> Vec<(String, Runner)> {
         .iter()
         .filter_map(|n| Some((n.to_string(), take(c, n)?)))
         .collect();
-    if !c.vaes256 {
+    if !c.vaes256 && !c.siv {
         for e in std::env::var("HEADLINE_ENGINES")
             .unwrap_or_default()
             .split(',')
@@ -134,6 +156,9 @@ fn take(c: &Case, name: &str) -> Option<Runner> {
         "ours-vaes256" => boxed!(impls::ours_vaes256),
         "ring" => boxed!(impls::ring),
         "aws-lc-rs" => boxed!(impls::aws_lc),
+        "ours-siv" => boxed!(impls::ours_siv),
+        "aws-lc-rs-siv" => boxed!(impls::aws_lc_siv),
+        "rustcrypto-siv" => boxed!(impls::rustcrypto_siv),
         other => panic!("unknown implementation {other}"),
     })
 }
@@ -286,22 +311,29 @@ fn render(rows: &[Row], ghz: f64, rounds: usize, note: &str) -> String {
         },
         (Q * 100.0).round(),
     ));
-    s.push_str("| case | ours | best peer | ours vs best peer |\n|---|---:|---:|---:|\n");
+    s.push_str(
+        "| case | ours | best peer | ours vs best peer | ours vs RustCrypto |\n\
+         |---|---:|---:|---:|---:|\n",
+    );
     for row in rows {
         let (ours, peers) = row.impls.split_first().expect("ours is measured");
         let Some(best) = peers
             .iter()
-            .filter(|(n, _, _)| n == "ring" || n == "aws-lc-rs")
+            .filter(|(n, _, _)| ["ring", "aws-lc-rs", "aws-lc-rs-siv"].contains(&n.as_str()))
             .min_by(|a, b| a.1.total_cmp(&b.1))
         else {
             continue;
         };
+        let rustcrypto = peers
+            .iter()
+            .find(|(n, _, _)| n.starts_with("rustcrypto"))
+            .map_or(String::new(), |r| format!("{:.2}x", r.1 / ours.1));
         s.push_str(&format!(
-            "| {} | {:.2} GB/s | {:.2} GB/s ({}) | {:.2}x |\n",
+            "| {} | {:.2} GB/s | {:.2} GB/s ({}) | {:.2}x | {rustcrypto} |\n",
             row.label,
             gbps(row, ours.1),
             gbps(row, best.1),
-            best.0,
+            best.0.trim_end_matches("-siv"),
             best.1 / ours.1
         ));
     }

@@ -217,3 +217,58 @@ macro_rules! for_each {
 }
 #[allow(unused_imports)]
 pub(crate) use for_each;
+
+/// Our `aes-gcm-siv` (on the engine this CPU detects) keyed with `key`.
+pub fn ours_siv(
+    key: &[u8],
+) -> Option<
+    OursOrTheirs<
+        RustCryptoApi<aes_gcm_siv::Aes128GcmSiv>,
+        RustCryptoApi<aes_gcm_siv::Aes256GcmSiv>,
+    >,
+> {
+    use aes_gcm_siv::KeyInit;
+    Some(if key.len() == 16 {
+        OursOrTheirs::A128(RustCryptoApi(
+            aes_gcm_siv::Aes128GcmSiv::new_from_slice(key).ok()?,
+        ))
+    } else {
+        OursOrTheirs::A256(RustCryptoApi(
+            aes_gcm_siv::Aes256GcmSiv::new_from_slice(key).ok()?,
+        ))
+    })
+}
+
+/// RustCrypto's `aes-gcm-siv` 0.12.1 keyed with `key`.
+pub fn rustcrypto_siv(
+    key: &[u8],
+) -> Option<
+    OursOrTheirs<
+        RustCryptoApi<upstream_aes_gcm_siv::Aes128GcmSiv>,
+        RustCryptoApi<upstream_aes_gcm_siv::Aes256GcmSiv>,
+    >,
+> {
+    use upstream_aes_gcm_siv::KeyInit;
+    Some(if key.len() == 16 {
+        OursOrTheirs::A128(RustCryptoApi(
+            upstream_aes_gcm_siv::Aes128GcmSiv::new_from_slice(key).ok()?,
+        ))
+    } else {
+        OursOrTheirs::A256(RustCryptoApi(
+            upstream_aes_gcm_siv::Aes256GcmSiv::new_from_slice(key).ok()?,
+        ))
+    })
+}
+
+/// aws-lc-rs's AES-GCM-SIV keyed with `key` (ring has none).
+pub fn aws_lc_siv(
+    key: &[u8],
+) -> Option<OursOrTheirs<Unused, Unused, aws_lc_rs::aead::LessSafeKey>> {
+    let alg = if key.len() == 16 {
+        &aws_lc_rs::aead::AES_128_GCM_SIV
+    } else {
+        &aws_lc_rs::aead::AES_256_GCM_SIV
+    };
+    let key = aws_lc_rs::aead::UnboundKey::new(alg, key).expect("key");
+    Some(OursOrTheirs::Other(aws_lc_rs::aead::LessSafeKey::new(key)))
+}
