@@ -2,7 +2,7 @@
 //! against RustCrypto, ring and aws-lc-rs; the README's benchmark section regenerated from
 //! their results.
 //!
-//! By default it runs `benches/benches/headline.rs` (two minutes or so once built): ours
+//! By default it runs `benches/benches/headline.rs` (well under a minute once built): ours
 //! against the best of ring and aws-lc-rs on the README's short table (AES-GCM-SIV against
 //! aws-lc-rs and RustCrypto's 0.12.1), interleaved so that a shared
 //! machine's load falls on every implementation alike, and replaces the text between
@@ -25,7 +25,7 @@ const HELP: &str = "\
 cargo xtask bench [--full] [--quick] [--pin] [--no-run-benches] [-- <criterion args>]
 
 Runs the headline comparison (ours vs the best of ring and aws-lc-rs, interleaved, AES-GCM and
-AES-GCM-SIV; two minutes once built) and rewrites README.md's headline table. With --full,
+AES-GCM-SIV; well under a minute once built) and rewrites README.md's headline table. With --full,
 also the criterion benches (ours vs RustCrypto, ring, aws-lc-rs: POLYVAL/GHASH, AES-GCM,
 AES-GCM-SIV, both generations, the portable build) and the long tables and docs/*.svg.
 
