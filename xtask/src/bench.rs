@@ -24,10 +24,11 @@ use crate::upstream::{target_dir, workspace_root};
 const HELP: &str = "\
 cargo xtask bench [--full] [--quick] [--pin] [--no-run-benches] [-- <criterion args>]
 
-Runs the headline comparison (ours vs the best of ring and aws-lc-rs, interleaved, AES-GCM and
-AES-GCM-SIV; well under a minute once built) and rewrites README.md's headline table. With --full,
-also the criterion benches (ours vs RustCrypto, ring, aws-lc-rs: POLYVAL/GHASH, AES-GCM,
-AES-GCM-SIV, both generations, the portable build) and the long tables and docs/*.svg.
+Runs the headline comparison (ours vs the best of ring and aws-lc-rs, interleaved, AES-GCM
+and AES-GCM-SIV; well under a minute once built) and rewrites README.md's headline table.
+With --full, also the criterion benches (ours vs RustCrypto, ring, aws-lc-rs: POLYVAL/GHASH,
+AES-GCM, AES-GCM-SIV, both generations, the portable build) and the long tables and
+docs/*.svg.
 
   --full            the criterion matrix too (half an hour and more on two cores)
   --quick           with --full: shorter measurements (0.5 s warm-up, 1 s measurement)
