@@ -128,16 +128,33 @@ crate::target_tier! {
         core::array::from_fn(|i| if i < G { mul_pow(pw[i], top, topx) } else { pw[i - G] })
     }
 
+    /// Two of a keyed state's kept powers starting at `p`, in 16-byte pieces (volatile, so
+    /// that the compiler does not merge them): see the AVX-512 backend's `load_kept` (a
+    /// state just copied by `memcpy` holds stores that need not line up with a wider load).
+    ///
+    /// # Safety
+    /// `p` points to two readable `u128`s.
+    #[inline]
+    unsafe fn load_kept(p: *const u128) -> __m256i {
+        // SAFETY: two readable, aligned `u128`s at `p`, the caller's (`__m128i` has `u128`'s
+        // size and alignment).
+        unsafe {
+            let lo = core::ptr::read_volatile(p.cast::<__m128i>());
+            let hi = core::ptr::read_volatile(p.add(1).cast::<__m128i>());
+            _mm256_inserti128_si256::<1>(_mm256_castsi128_si256(lo), hi)
+        }
+    }
+
     /// H^8..H^1 in four registers from a state's kept powers; if only H^4..H^1 are kept,
     /// H^8..H^5 are computed (two multiplies) and kept too, with whole-register stores.
     #[inline]
     fn regs8(small: &mut Small, len: &mut u8) -> [__m256i; 4] {
         let p = small.all_mut().as_mut_ptr();
         // SAFETY: `all` is 16 `u128`s; entries 12..16 (H^4..H^1) are 64 readable bytes.
-        let lo = unsafe { [_mm256_loadu_si256(p.add(12).cast()), _mm256_loadu_si256(p.add(14).cast())] };
+        let lo = unsafe { [load_kept(p.add(12)), load_kept(p.add(14))] };
         let hi = if *len >= 8 {
             // SAFETY: entries 8..12 (H^8..H^5), 64 readable bytes.
-            unsafe { [_mm256_loadu_si256(p.add(8).cast()), _mm256_loadu_si256(p.add(10).cast())] }
+            unsafe { [load_kept(p.add(8)), load_kept(p.add(10))] }
         } else {
             assert!(*len >= 4);
             let [h0, h1, _, _] = doubled::<2, 4>(&lo);
@@ -160,7 +177,7 @@ crate::target_tier! {
         let p = small.all_mut().as_mut_ptr();
         if *len >= 16 {
             // SAFETY: entries 0..8 (H^16..H^9), 128 readable bytes.
-            let hi = unsafe { [0, 2, 4, 6].map(|i| _mm256_loadu_si256(p.add(i).cast())) };
+            let hi = unsafe { [0, 2, 4, 6].map(|i| load_kept(p.add(i))) };
             [hi[0], hi[1], hi[2], hi[3], r8[0], r8[1], r8[2], r8[3]]
         } else {
             let r16 = doubled::<4, 8>(&r8);
