@@ -30,10 +30,11 @@ where
 {
     let a = std::rc::Rc::new(A::new_from_slice(key).expect("key"));
     let nonce = aes_gcm_siv::aead::Nonce::<A>::try_from(&NONCE[..]).expect("12 bytes");
+    let nonce2 = nonce.clone();
     let b = a.clone();
     (
         Box::new(move |buf| a.encrypt_inout_detached(&nonce, &[], buf.into()).expect("ok").into()),
-        Box::new(move |buf, tag| b.decrypt_inout_detached(&nonce, &[], buf.into(), tag.into()).is_ok()),
+        Box::new(move |buf, tag| b.decrypt_inout_detached(&nonce2, &[], buf.into(), tag.into()).is_ok()),
     )
 }
 
@@ -46,10 +47,11 @@ where
 {
     let a = std::rc::Rc::new(A::new_from_slice(key).expect("key"));
     let b = a.clone();
-    let nonce = *aes_gcm_siv_011::aead::Nonce::<A>::from_slice(&NONCE);
+    let nonce = aes_gcm_siv_011::aead::Nonce::<A>::from_slice(&NONCE).clone();
+    let nonce2 = nonce.clone();
     (
         Box::new(move |buf| a.encrypt_in_place_detached(&nonce, &[], buf).expect("ok").into()),
-        Box::new(move |buf, tag| b.decrypt_in_place_detached(&nonce, &[], buf, tag.into()).is_ok()),
+        Box::new(move |buf, tag| b.decrypt_in_place_detached(&nonce2, &[], buf, tag.into()).is_ok()),
     )
 }
 
