@@ -76,11 +76,10 @@ impl GHash {
     pub fn new_with_init_block(h: &Key, init_block: u128) -> Self {
         #[cfg_attr(not(feature = "zeroize"), allow(unused_mut))]
         let mut h: [u8; 16] = (*h).into();
-        let mut inner = clmul_core::Ghash::with_backend(&h, backend())
-            .unwrap_or_else(|| clmul_core::Ghash::new(&h));
+        let inner =
+            clmul_core::Ghash::with_backend_or_detected(&h, backend(), &init_block.to_le_bytes());
         #[cfg(feature = "zeroize")]
         zeroize::Zeroize::zeroize(&mut h);
-        inner.set_state(&init_block.to_le_bytes());
         Self(inner)
     }
 }

@@ -112,10 +112,10 @@ impl Polyval {
     /// docs for how `init_block` is read: as upstream's x86 backend does, on every target).
     pub fn new_with_init_block(h: &Key, init_block: u128) -> Self {
         let h: [u8; 16] = (*h).into();
-        let mut inner = clmul_core::Polyval::with_backend(&h, backend())
-            .unwrap_or_else(|| clmul_core::Polyval::new(&h));
-        inner.set_state(&init_block.to_be_bytes());
-        Self { inner }
+        let state = init_block.to_be_bytes();
+        Self {
+            inner: clmul_core::Polyval::with_backend_or_detected(&h, backend(), &state),
+        }
     }
 
     /// Not part of the upstream API: a state on a chosen backend, for our tests, benches and

@@ -124,6 +124,22 @@ impl<const GHASH: bool> Hasher<GHASH> {
         backend.is_available().then(|| Self::build(h, backend))
     }
 
+    /// A state on `backend` if this CPU runs it, else on the detected one; the initial
+    /// accumulator (as [`Hasher::set_state`] reads it) is `state`. Built in the caller's
+    /// place: no `Option` around it, whose payload would be copied out (a state is a few
+    /// hundred bytes, and its first copy waits for the stores that built it).
+    #[inline]
+    pub fn with_backend_or_detected(h: &[u8; 16], backend: Backend, state: &[u8; 16]) -> Self {
+        let backend = if backend.is_available() {
+            backend
+        } else {
+            Backend::detect()
+        };
+        let mut s = Self::build(h, backend);
+        s.set_state(state);
+        s
+    }
+
     /// H in POLYVAL's domain (for GHASH, `mulX_POLYVAL(ByteReverse(H))`).
     #[inline]
     fn domain_h(h: &[u8; 16]) -> u128 {
