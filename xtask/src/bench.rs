@@ -35,6 +35,9 @@ docs/*.svg.
   --pin             run each bench pinned to CPU 1 at real-time priority (taskset, chrt;
                     needs root) to cut the noise of a shared machine
   --no-run-benches  only regenerate the README sections from existing results
+  --only STEP       with --full: run only this step of the matrix (repeatable): uhf, aead,
+                    siv, siv-polyval (RustCrypto's aes-gcm-siv with our polyval), soft;
+                    the README sections are regenerated from all results
 ";
 
 const HEADLINE_START: &str = "<!-- headline:start -->";
@@ -55,6 +58,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
     let mut full = false;
     let mut pin = false;
     let mut run_benches = true;
+    let mut only: Vec<String> = Vec::new();
     let mut extra: Vec<String> = Vec::new();
     let mut it = args.iter();
     while let Some(a) = it.next() {
@@ -67,6 +71,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
             "--full" => full = true,
             "--pin" => pin = true,
             "--no-run-benches" => run_benches = false,
+            "--only" => only.push(it.next().ok_or("--only takes a step name")?.clone()),
             "--" => extra.extend(it.by_ref().cloned()),
             other => return Err(format!("unknown option `{other}`\n{HELP}")),
         }
@@ -110,11 +115,20 @@ pub fn run(args: &[String]) -> Result<(), String> {
         return Ok(());
     }
 
-    if run_benches {
+    let step = |name: &str| only.is_empty() || only.iter().any(|o| o == name);
+    if run_benches && step("uhf") {
         bench(&root, &target, "uhf", &[], pin, &criterion_args)?;
+    }
+    if run_benches && step("aead") {
         bench(&root, &target, "aead", &[], pin, &criterion_args)?;
+    }
+    if run_benches && step("siv") {
         bench(&root, &target, "siv", &[], pin, &criterion_args)?;
+    }
+    if run_benches && step("siv-polyval") {
         crate::bench_siv::run(&root, &target, pin, &criterion_args)?;
+    }
+    if run_benches && step("soft") {
         bench(
             &root,
             &soft,

@@ -67,7 +67,7 @@ harness = false
             ("polyval@0.7.3", "crates/polyval"),
             ("polyval@0.6.2", "aead-0.5/polyval"),
         ] {
-            let out = cargo(&["tree", "-e", "normal", "-i", spec])
+            let out = cargo(&["tree", "-e", "normal,dev", "-i", spec])
                 .output()
                 .map_err(|e| e.to_string())?;
             let tree = String::from_utf8_lossy(&out.stdout);
