@@ -105,31 +105,29 @@ clmul_core::target_tier! {
         })
     }
 
+    /// The round key after `prev`, from the assist of `last`: `SEL` 0xff takes
+    /// `RotWord(SubWord(w3)) ^ RCON` (a new group of words), 0xaa `SubWord(w2)` alone
+    /// (AES-256's middle step).
+    #[inline]
+    fn next_key<const RCON: i32, const SEL: i32>(prev: __m128i, last: __m128i) -> __m128i {
+        let assist = _mm_shuffle_epi32::<SEL>(_mm_aeskeygenassist_si128::<RCON>(last));
+        _mm_xor_si128(prefix(prev), assist)
+    }
+
     /// The round keys of the AES-128 key `k` (in a register) into `rk`; returns 10, the
     /// rounds.
     #[inline]
     fn schedule128(k: __m128i, rk: &mut [[u8; 16]; 15]) -> usize {
-        // The next round key from `$prev` (and the assist of `$last`'s last word), stored at
-        // `$i`: `$sel` 0xff takes `RotWord(SubWord) ^ Rcon` (`$rcon`), 0xaa `SubWord` alone.
-        macro_rules! next {
-            ($prev:expr, $last:expr, $rcon:literal, $sel:literal, $i:literal) => {{
-                let assist = _mm_shuffle_epi32::<$sel>(_mm_aeskeygenassist_si128::<$rcon>($last));
-                let k = _mm_xor_si128(prefix($prev), assist);
-                store(&mut rk[$i], k);
-                k
-            }};
-        }
+        let mut k = k;
         store(&mut rk[0], k);
-        let k = next!(k, k, 0x01, 0xff, 1);
-        let k = next!(k, k, 0x02, 0xff, 2);
-        let k = next!(k, k, 0x04, 0xff, 3);
-        let k = next!(k, k, 0x08, 0xff, 4);
-        let k = next!(k, k, 0x10, 0xff, 5);
-        let k = next!(k, k, 0x20, 0xff, 6);
-        let k = next!(k, k, 0x40, 0xff, 7);
-        let k = next!(k, k, 0x80, 0xff, 8);
-        let k = next!(k, k, 0x1b, 0xff, 9);
-        next!(k, k, 0x36, 0xff, 10);
+        macro_rules! round {
+            ($($rcon:literal => $i:literal),*) => {$(
+                k = next_key::<$rcon, 0xff>(k, k);
+                store(&mut rk[$i], k);
+            )*};
+        }
+        round!(0x01 => 1, 0x02 => 2, 0x04 => 3, 0x08 => 4, 0x10 => 5, 0x20 => 6, 0x40 => 7,
+               0x80 => 8, 0x1b => 9, 0x36 => 10);
         10
     }
 
@@ -137,30 +135,21 @@ clmul_core::target_tier! {
     /// rounds.
     #[inline]
     fn schedule256(a: __m128i, b: __m128i, rk: &mut [[u8; 16]; 15]) -> usize {
-        // As in `schedule128`.
-        macro_rules! next {
-            ($prev:expr, $last:expr, $rcon:literal, $sel:literal, $i:literal) => {{
-                let assist = _mm_shuffle_epi32::<$sel>(_mm_aeskeygenassist_si128::<$rcon>($last));
-                let k = _mm_xor_si128(prefix($prev), assist);
-                store(&mut rk[$i], k);
-                k
-            }};
-        }
+        let (mut a, mut b) = (a, b);
         store(&mut rk[0], a);
         store(&mut rk[1], b);
-        let a = next!(a, b, 0x01, 0xff, 2);
-        let b = next!(b, a, 0x00, 0xaa, 3);
-        let a = next!(a, b, 0x02, 0xff, 4);
-        let b = next!(b, a, 0x00, 0xaa, 5);
-        let a = next!(a, b, 0x04, 0xff, 6);
-        let b = next!(b, a, 0x00, 0xaa, 7);
-        let a = next!(a, b, 0x08, 0xff, 8);
-        let b = next!(b, a, 0x00, 0xaa, 9);
-        let a = next!(a, b, 0x10, 0xff, 10);
-        let b = next!(b, a, 0x00, 0xaa, 11);
-        let a = next!(a, b, 0x20, 0xff, 12);
-        let b = next!(b, a, 0x00, 0xaa, 13);
-        next!(a, b, 0x40, 0xff, 14);
+        // Each new group of words (`a`), then AES-256's middle step (`b`); the last round key
+        // is a group's alone.
+        macro_rules! round {
+            ($($rcon:literal => $i:literal),*) => {$(
+                a = next_key::<$rcon, 0xff>(a, b);
+                store(&mut rk[$i], a);
+                b = next_key::<0x00, 0xaa>(b, a);
+                store(&mut rk[$i + 1], b);
+            )*};
+        }
+        round!(0x01 => 2, 0x02 => 4, 0x04 => 6, 0x08 => 8, 0x10 => 10, 0x20 => 12);
+        store(&mut rk[14], next_key::<0x40, 0xff>(a, b));
         14
     }
 
