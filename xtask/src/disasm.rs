@@ -527,41 +527,13 @@ const ARG_REGS: [usize; 6] = [5, 4, 3, 2, 8, 9];
 /// counted as public), so each entry says what the argument is; a function that returns a
 /// large value takes the address for it first, which moves its arguments up by one.
 pub const ARGS: &[(&str, Args)] = &[
-    // `(small, len: &mut u8, ...)`: `len` is how many powers of H are computed.
+    // `keep_powers(backend, natural, small, len: &mut u8)`: `len` is how many powers of H the
+    // state keeps (1 or 4). The kernels take it by value (`update_small(small, len: u8, ...)`),
+    // which the default already counts as public.
     (
-        "::portable::update",
+        "::keep_powers",
         Args {
-            public_ptr: &[1],
-            secret: &[],
-        },
-    ),
-    (
-        "::update_small",
-        Args {
-            public_ptr: &[1],
-            secret: &[],
-        },
-    ),
-    (
-        "::grow",
-        Args {
-            public_ptr: &[1],
-            secret: &[],
-        },
-    ),
-    // `regs8`/`regs16(small, len: &mut u8) -> [register; N]`: the same count, one argument
-    // later (the returned array's address comes first, in `rdi`).
-    (
-        "::regs8",
-        Args {
-            public_ptr: &[2],
-            secret: &[],
-        },
-    ),
-    (
-        "::regs16",
-        Args {
-            public_ptr: &[2],
+            public_ptr: &[3],
             secret: &[],
         },
     ),
@@ -569,6 +541,13 @@ pub const ARGS: &[(&str, Args)] = &[
     // array's address comes first, in `rdi`).
     (
         "::powers4",
+        Args {
+            public_ptr: &[],
+            secret: &[1, 2],
+        },
+    ),
+    (
+        "::powers4_natural",
         Args {
             public_ptr: &[],
             secret: &[1, 2],

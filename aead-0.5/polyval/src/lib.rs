@@ -135,16 +135,38 @@ impl Polyval {
 
 /// Not part of the upstream API: absorbs `blocks` into a `clmul_core` state in the backend's
 /// wide loop (for our `ghash` 0.5 too). generic-array 0.14 has no safe view of a slice of
-/// blocks as one of `[u8; 16]`, so the blocks are copied, a stack buffer at a time.
+/// blocks as one of `[u8; 16]`, so the blocks are copied into a stack buffer sized to the
+/// input (1 to 4 blocks exactly, then 8, 16, or 32 at a time): a streaming caller's short
+/// update does not pay for clearing a large buffer.
 #[doc(hidden)]
 pub fn __update_blocks<const GHASH: bool>(state: &mut clmul_core::Hasher<GHASH>, blocks: &[Block]) {
-    let mut buf = [[0u8; 16]; 32];
-    for chunk in blocks.chunks(buf.len()) {
-        for (b, x) in buf.iter_mut().zip(chunk) {
-            b.copy_from_slice(x);
+    match blocks.len() {
+        0 => {}
+        1 => update_copied::<GHASH, 1>(state, blocks),
+        2 => update_copied::<GHASH, 2>(state, blocks),
+        3 => update_copied::<GHASH, 3>(state, blocks),
+        4 => update_copied::<GHASH, 4>(state, blocks),
+        5..=8 => update_copied::<GHASH, 8>(state, blocks),
+        9..=16 => update_copied::<GHASH, 16>(state, blocks),
+        _ => {
+            for chunk in blocks.chunks(32) {
+                update_copied::<GHASH, 32>(state, chunk);
+            }
         }
-        state.update(&buf[..chunk.len()]);
     }
+}
+
+/// [`__update_blocks`] of at most `N` blocks through an `N`-block buffer.
+#[inline(always)]
+fn update_copied<const GHASH: bool, const N: usize>(
+    state: &mut clmul_core::Hasher<GHASH>,
+    blocks: &[Block],
+) {
+    let mut buf = [[0u8; 16]; N];
+    for (b, x) in buf.iter_mut().zip(blocks) {
+        b.copy_from_slice(x);
+    }
+    state.update(&buf[..blocks.len().min(N)]);
 }
 
 impl KeySizeUser for Polyval {
@@ -326,7 +348,8 @@ mod tests {
     fn update_blocks_chunking() {
         let h = Key::from([0x99; 16]);
         let data: std::vec::Vec<u8> = (0..16 * 100).map(|i| (i * 7 + 3) as u8).collect();
-        for n in [0, 1, 31, 32, 33, 64, 65, 100] {
+        // Every buffer size's arm and both ends of each (1..=4 exactly, 8, 16, chunks of 32).
+        for n in (0..=40).chain([63, 64, 65, 100]) {
             let blocks: std::vec::Vec<Block> = data[..16 * n]
                 .chunks(16)
                 .map(Block::clone_from_slice)

@@ -10,13 +10,13 @@
 //! - [`Backend`]: which implementation runs. It is detected once, when a key is set up, stored
 //!   in the keyed state, and matched on in the hot path; every backend the CPU supports can also
 //!   be chosen explicitly ([`Backend::available`]) so tests, benches and fuzzers run them all.
-//! - [`Polyval`] and [`Ghash`]: keyed hash states (288 bytes) that process whole slices in the
+//! - [`Polyval`] and [`Ghash`]: keyed hash states (96 bytes) that process whole slices in the
 //!   backend's own wide loop, against powers of H with one reduction per stride (aggregated
-//!   reduction). A state keeps only the powers its messages have needed so far (H^1..H^4 from
-//!   key setup on the SIMD backends, up to H^16 after long messages); the 512-bit backend
-//!   computes H^17..H^32 in registers for an input of 256 blocks or more. Creating, cloning
-//!   and moving a state per message therefore costs what a short message needs (see the
-//!   `state` and `powers` modules).
+//!   reduction). A state keeps H from key setup and H^2..H^4 from its first update of two
+//!   blocks or more; the powers of a wider stride (up to H^32 on the 512-bit backend) are
+//!   computed in registers by each update that uses them. Creating, cloning and moving a
+//!   state per message therefore costs a few register copies and what the message needs (see
+//!   the `state` and `powers` modules).
 //!
 //! # Backends and selection
 //!

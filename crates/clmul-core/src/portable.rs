@@ -8,6 +8,7 @@
 
 use crate::powers::Small;
 use crate::soft::{self, Split, Wide};
+#[cfg(doc)]
 use crate::state::PORTABLE_POWERS_FROM;
 
 /// Blocks per stride.
@@ -49,19 +50,11 @@ fn run<const GHASH: bool>(y: u128, blocks: &[[u8; 16]], lanes: &[PowerLanes]) ->
 }
 
 /// Absorbs `blocks`: strides of four blocks against H^4..H^1 when the state keeps them
-/// (`len >= 4`; computed here for an input of [`PORTABLE_POWERS_FROM`] blocks or more), else
-/// one block at a time against H (Horner's rule).
-pub(crate) fn update<const GHASH: bool>(
-    small: &mut Small,
-    len: &mut u8,
-    acc: &mut u128,
-    blocks: &[[u8; 16]],
-) {
-    if blocks.len() >= PORTABLE_POWERS_FROM && *len < 4 {
-        grow(small, len);
-    }
+/// (`len == 4`; the state computes them for an input of [`PORTABLE_POWERS_FROM`] blocks or
+/// more), else one block at a time against H (Horner's rule).
+pub(crate) fn update<const GHASH: bool>(small: &Small, len: u8, acc: &mut u128, blocks: &[[u8; 16]]) {
     let mut y = *acc;
-    if *len < 4 {
+    if usize::from(len) < STRIDE {
         let lanes = [split_power(small.get(1))];
         for b in blocks {
             y = run::<GHASH>(y, core::slice::from_ref(b), &lanes);
@@ -86,14 +79,8 @@ pub(crate) fn update<const GHASH: bool>(
     *acc = y;
 }
 
-/// Extends the kept powers to H^1..H^4 (the portable stride): H^2, then H^3 and H^4.
-pub(crate) fn grow(small: &mut Small, len: &mut u8) {
-    if *len < 4 {
-        let h = small.get(1);
-        let h2 = soft::dot(h, h);
-        small.set(2, h2);
-        small.set(3, soft::dot(h2, h));
-        small.set(4, soft::dot(h2, h2));
-        *len = 4;
-    }
+/// [H, H^2, H^3, H^4] (the portable stride's powers): H^2, then H^3 and H^4.
+pub(crate) fn powers4(h: u128) -> [u128; 4] {
+    let h2 = soft::dot(h, h);
+    [h, h2, soft::dot(h2, h), soft::dot(h2, h2)]
 }

@@ -4,14 +4,15 @@
 //! The wide loops hash a stride of `n` blocks against `H^n..H^1` with one reduction
 //! (aggregated reduction). Where those powers live depends on who uses them:
 //!
-//! - A keyed POLYVAL/GHASH state keeps at most [`Small`], H^1..H^16 (256 bytes), and only as
-//!   far as its messages have needed them: H^1..H^4 from key setup, H^5..H^8 once a message
-//!   of more than four blocks came (the 8-block strides of the PCLMULQDQ and PMULL backends),
-//!   H^9..H^16 once one of 32 blocks or more came (the 16-block strides of the 256- and
-//!   512-bit backends). The state stays small, so creating, cloning and moving it per message
-//!   costs what a short message needs. The 512-bit backend computes H^17..H^32 in registers
-//!   at the start of each long update (four 512-bit multiplies, four powers each): tens of
-//!   cycles against the thousands that input takes.
+//! - A keyed POLYVAL/GHASH state keeps [`Small`], at most H^1..H^4 (64 bytes): H from key
+//!   setup, H^2..H^4 once a message of two blocks or more came (on the portable backend, one
+//!   of `PORTABLE_POWERS_FROM` blocks). What a wider stride needs, H^5..H^8 (the 8-block
+//!   strides), H^9..H^16 and on the 512-bit backend H^17..H^32, is computed in registers at
+//!   the start of each update that uses it, in doubling rounds of whole registers (one
+//!   multiply per four new powers on the 512-bit backend): tens of cycles against the hundreds
+//!   or more that input takes. The state stays at 96 bytes, so creating, cloning and moving
+//!   it per message is a few register copies, not a `memcpy` whose stores a later wide load
+//!   has to wait for.
 //! - The fused AES-GCM kernels, whose key lives as long as the AEAD key, use [`Key`]: all
 //!   [`POWERS`] powers and their Karatsuba middles, computed once at key setup.
 //!
@@ -25,7 +26,7 @@
 pub const POWERS: usize = 32;
 
 /// The most powers a keyed state keeps: H^1..H^SMALL.
-pub const SMALL: usize = 16;
+pub const SMALL: usize = 4;
 
 /// The Karatsuba middle operand of `v`: `lo64 ^ hi64`, in both halves.
 #[inline(always)]
@@ -34,7 +35,7 @@ pub fn middle(v: u128) -> u128 {
     u128::from(x) | (u128::from(x) << 64)
 }
 
-/// H^1..H^len (`len` of 1, 4, 8 or [`SMALL`]), as a keyed state keeps them.
+/// H^1..H^len (`len` of 1 or [`SMALL`]), as a keyed state keeps them.
 #[derive(Clone, Copy)]
 #[repr(C)]
 pub struct Small {
@@ -60,12 +61,6 @@ impl Small {
         self.pow[SMALL - k]
     }
 
-    /// Sets H^k.
-    #[inline]
-    pub fn set(&mut self, k: usize, v: u128) {
-        self.pow[SMALL - k] = v;
-    }
-
     /// The `n` powers H^n..H^1 (`n <= SMALL`), in the order the blocks use them.
     #[inline]
     pub fn tail(&self, n: usize) -> &[u128] {
@@ -76,12 +71,6 @@ impl Small {
     #[inline]
     pub fn all(&self) -> &[u128; SMALL] {
         &self.pow
-    }
-
-    /// All of them, for whole-register stores by the SIMD kernels.
-    #[inline]
-    pub fn all_mut(&mut self) -> &mut [u128; SMALL] {
-        &mut self.pow
     }
 
     /// Wipes the table (for `Drop` with the `zeroize` feature).

@@ -3,24 +3,23 @@
 //!
 //! # What a state computes, and when
 //!
-//! - **Key setup** stores H, and on the SIMD backends also H^2..H^4 (two rounds of
-//!   multiplies, the second one two powers wide): what a message of up to four blocks uses, so
-//!   that a keyed state cloned per message (RustCrypto's `aes-gcm` hashes each message that
-//!   way) starts with them. The portable backend computes no power at setup: a software
-//!   multiply costs more than it saves on a short message (it hashes those with H alone,
-//!   Horner's rule) and computes H^2..H^4 for a message of [`PORTABLE_POWERS_FROM`] blocks
-//!   or more.
-//! - **The first update of more than four blocks** computes H^5..H^8 (one 512-bit multiply
-//!   of H^4..H^1 by H^4, or four independent 128-bit ones), and **the first of 32 blocks or
-//!   more** on the 256- and 512-bit backends H^9..H^16 (two 512-bit multiplies by H^8), and
-//!   keeps them: a state reused for more messages, or cloned afterwards, never computes them
-//!   again.
-//! - **A long update** (from 256 blocks) on the 512-bit backend computes H^17..H^32 in
-//!   registers at its start (four multiplies by H^16) and uses them for that call: the state
-//!   itself stays small (288 bytes, against RustCrypto's 160), so that creating, cloning and
-//!   moving one per message is cheap.
+//! - **Key setup** stores H and nothing else: a message of one block needs no other power,
+//!   and a state created per message (AES-GCM-SIV keys POLYVAL per nonce) pays for no
+//!   multiply it does not use.
+//! - **The first update of two blocks or more** computes H^2..H^4 (two rounds of multiplies,
+//!   the second one two powers wide) and keeps them: a state reused for more messages, or
+//!   cloned afterwards, never computes them again. The portable backend waits for an update of
+//!   [`PORTABLE_POWERS_FROM`] blocks: below it, Horner's rule with H alone costs less than three
+//!   software multiplies.
+//! - **An update of more than four blocks** computes the powers its strides need above H^4 in
+//!   registers, from the kept H^1..H^4, and uses them for that call only: H^5..H^8 (the 8-block
+//!   strides; one 512-bit multiply, two 256-bit or four 128-bit ones), H^9..H^16 for 32 blocks
+//!   or more on the 256- and 512-bit backends, H^17..H^32 from 256 blocks on the 512-bit one.
+//!   That costs tens of cycles per call and keeps the state at 96 bytes (RustCrypto's
+//!   `polyval` 0.7 keeps 160), so that creating, cloning and moving one is a few register
+//!   copies.
 
-use crate::powers::Small;
+use crate::powers::{SMALL, Small};
 use crate::{Backend, soft};
 
 /// A message of at least this many blocks makes the portable backend compute H^2..H^4 (below
@@ -87,7 +86,7 @@ fn pad_block(rest: &[u8]) -> [u8; 16] {
 pub struct Hasher<const GHASH: bool> {
     small: Small,
     acc: u128,
-    /// H^1..H^len are in `small`: 1, 4, 8 or 16.
+    /// H^1..H^len are in `small`: 1 or 4 ([`SMALL`]).
     len: u8,
     /// Only ever set to a backend whose `is_available()` returned true.
     backend: Backend,
@@ -125,15 +124,15 @@ impl<const GHASH: bool> Hasher<GHASH> {
     }
 
     /// A state on `backend` if this CPU runs it, else on the detected one; the initial
-    /// accumulator (as [`Hasher::set_state`] reads it) is `state`. Built in the caller's
-    /// place: no `Option` around it, whose payload would be copied out (a state is a few
-    /// hundred bytes, and its first copy waits for the stores that built it).
+    /// accumulator (as [`Hasher::set_state`] reads it) is `state`.
     #[inline]
     pub fn with_backend_or_detected(h: &[u8; 16], backend: Backend, state: &[u8; 16]) -> Self {
-        let backend = if backend.is_available() {
+        let detected = Backend::detect();
+        // The detected backend (one atomic load) is available; another one is checked.
+        let backend = if backend == detected || backend.is_available() {
             backend
         } else {
-            Backend::detect()
+            detected
         };
         let mut s = Self::build(h, backend);
         s.set_state(state);
@@ -150,12 +149,9 @@ impl<const GHASH: bool> Hasher<GHASH> {
         }
     }
 
-    /// Not inlined: built in the callee, the state is written straight into the caller's
-    /// slot (its return place), where an inlined build went through a temporary and a copy.
-    ///
     /// A GHASH state on the 512-bit backend runs in GHASH's natural bit order on Intel's
     /// cores (see `x86::is_intel`), byte-reflected elsewhere.
-    #[inline(never)]
+    #[inline]
     fn build(h: &[u8; 16], backend: Backend) -> Self {
         #[cfg(target_arch = "x86_64")]
         let natural = GHASH && backend == Backend::Avx512 && crate::x86::is_intel();
@@ -181,42 +177,18 @@ impl<const GHASH: bool> Hasher<GHASH> {
     fn build_in(h: &[u8; 16], backend: Backend, natural: bool) -> Self {
         // In GHASH's natural bit order the kept powers are GHASH's polynomials: H read
         // big-endian and bit-reversed.
-        #[cfg(target_arch = "x86_64")]
-        let ghash_natural = u128::from_be_bytes(*h).reverse_bits();
-        let h = Self::domain_h(h);
-        // One struct expression per backend, each with the kernel's table returned straight
-        // into its field (a `match` producing the table first would copy it into place).
-        macro_rules! state {
-            ($small:expr, $len:expr) => {
-                Self {
-                    small: $small,
-                    acc: 0,
-                    len: $len,
-                    backend,
-                    natural,
-                    _pad: [0; PAD],
-                }
-            };
-        }
-        match backend {
-            #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
-            // SAFETY: `backend` is only passed here after `is_available()` confirmed the CPU
-            // has every feature this kernel is compiled with.
-            Backend::Pclmul => state!(unsafe { crate::x86::pclmul::keyed(h) }, 4),
-            #[cfg(target_arch = "x86_64")]
-            Backend::Avx512 if natural => state!(
-                // SAFETY: as above, detection of the AVX-512 tier's features succeeded.
-                unsafe { crate::x86::avx512::keyed_ghash(ghash_natural) },
-                4
-            ),
-            #[cfg(target_arch = "x86_64")]
-            // SAFETY: as above; the AVX-512 tier's feature list includes every feature of the
-            // AVX2 tier (`pclmulqdq`, `sse2`, `ssse3`, `avx`, `avx2`, `vpclmulqdq`).
-            Backend::Avx2 | Backend::Avx512 => state!(unsafe { crate::x86::avx2::keyed(h) }, 4),
-            #[cfg(target_arch = "aarch64")]
-            // SAFETY: as above, detection of the PMULL tier's features succeeded.
-            Backend::Pmull => state!(unsafe { crate::aarch64::pmull::keyed(h) }, 4),
-            Backend::Portable => state!(Small::new(&[h]), 1),
+        let h = if natural {
+            u128::from_be_bytes(*h).reverse_bits()
+        } else {
+            Self::domain_h(h)
+        };
+        Self {
+            small: Small::new(&[h]),
+            acc: 0,
+            len: 1,
+            backend,
+            natural,
+            _pad: [0; PAD],
         }
     }
 
@@ -232,24 +204,21 @@ impl<const GHASH: bool> Hasher<GHASH> {
         if blocks.is_empty() {
             return;
         }
-        let mut acc = self.acc;
         kernel::<GHASH>(
             self.backend,
             self.natural,
             &mut self.small,
             &mut self.len,
-            &mut acc,
+            &mut self.acc,
             blocks,
         );
-        self.acc = acc;
     }
 
-    /// Computes every power of H the state keeps (H^1..H^16 on the 256- and 512-bit
-    /// backends, H^1..H^8 on the 128-bit ones, H^1..H^4 on the portable one) now, instead of
-    /// on first use: for a key that hashes many messages through clones or
+    /// Computes the powers of H the state keeps (H^2..H^4) now, instead of on the first
+    /// update of two blocks or more: for a key that hashes many messages through clones or
     /// [`Self::update_detached`].
     pub fn precompute(&mut self) {
-        grow::<GHASH>(self.backend, self.natural, &mut self.small, &mut self.len);
+        keep_powers::<GHASH>(self.backend, self.natural, &mut self.small, &mut self.len);
     }
 
     /// The full table of [`crate::POWERS`] powers for the fused AES-GCM kernels, computed with
@@ -269,13 +238,13 @@ impl<const GHASH: bool> Hasher<GHASH> {
 
     /// Absorbs `blocks` into an accumulator kept outside the state (`acc` as
     /// [`Self::set_state`]/[`Self::finalize`] would take and give it), so one keyed state can
-    /// serve many messages through `&self`. Uses the powers kept so far (all of them after
-    /// [`Self::precompute`]).
+    /// serve many messages through `&self`. The powers it needs and the state does not keep
+    /// yet (none after [`Self::precompute`]) are computed for this call only.
     pub fn update_detached(&self, acc: &mut [u8; 16], blocks: &[[u8; 16]]) {
         let mut a = self.acc_of_bytes(acc);
         if !blocks.is_empty() {
-            // A copy of the kept powers: whatever the kernel computes beyond them is used for
-            // this call only.
+            // A copy of the kept powers: whatever is computed beyond them is used for this call
+            // only.
             let (mut small, mut len) = (self.small, self.len);
             kernel::<GHASH>(
                 self.backend,
@@ -350,32 +319,44 @@ impl<const GHASH: bool> Hasher<GHASH> {
     }
 }
 
-/// Extends the kept powers as far as `backend` keeps them (in GHASH's natural bit order if
-/// `natural`).
-fn grow<const GHASH: bool>(backend: Backend, natural: bool, small: &mut Small, len: &mut u8) {
-    let _ = natural;
-    match backend {
-        #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
-        // SAFETY: as in `powers4`.
-        Backend::Pclmul => unsafe { crate::x86::pclmul::grow(small, len) },
-        #[cfg(target_arch = "x86_64")]
-        // SAFETY: as in `powers4`.
-        Backend::Avx2 => unsafe { crate::x86::avx2::grow(small, len) },
-        #[cfg(target_arch = "x86_64")]
-        // SAFETY: as in `powers4`.
-        Backend::Avx512 => unsafe {
-            use crate::x86::avx512::{GHASH_NATURAL, GHASH_REFLECTED, POLYVAL, grow};
-            match (GHASH, natural) {
-                (_, true) => grow::<GHASH_NATURAL>(small, len),
-                (true, false) => grow::<GHASH_REFLECTED>(small, len),
-                (false, false) => grow::<POLYVAL>(small, len),
-            }
-        },
-        #[cfg(target_arch = "aarch64")]
-        // SAFETY: as in `powers4`.
-        Backend::Pmull => unsafe { crate::aarch64::pmull::grow(small, len) },
-        _ => crate::portable::grow(small, len),
+/// The smallest update (in blocks) for which `backend` computes and keeps H^2..H^4.
+#[inline]
+fn powers_from(backend: Backend) -> usize {
+    if backend == Backend::Portable {
+        PORTABLE_POWERS_FROM
+    } else {
+        2
     }
+}
+
+/// Computes and keeps H^2..H^4 from the kept H (in GHASH's natural bit order if `natural`),
+/// unless the state has them.
+#[inline(never)]
+fn keep_powers<const GHASH: bool>(backend: Backend, natural: bool, small: &mut Small, len: &mut u8) {
+    let _ = natural;
+    if usize::from(*len) >= SMALL {
+        return;
+    }
+    let h = small.get(1);
+    let p = match backend {
+        #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+        // SAFETY: `backend` is only stored after `is_available()` confirmed the CPU has every
+        // feature this kernel is compiled with.
+        Backend::Pclmul => unsafe { crate::x86::pclmul::powers4(h) },
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: as above; the AVX-512 tier's feature list includes every feature of the
+        // AVX2 tier (`pclmulqdq`, `sse2`, `ssse3`, `avx`, `avx2`, `vpclmulqdq`).
+        Backend::Avx512 if natural => unsafe { crate::x86::avx512::powers4_natural(h) },
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: as above.
+        Backend::Avx2 | Backend::Avx512 => unsafe { crate::x86::avx2::powers4(h) },
+        #[cfg(target_arch = "aarch64")]
+        // SAFETY: as above, detection of the PMULL tier's features succeeded.
+        Backend::Pmull => unsafe { crate::aarch64::pmull::powers4(h) },
+        _ => crate::portable::powers4(h),
+    };
+    *small = Small::new(&p);
+    *len = SMALL as u8;
 }
 
 /// All [`crate::POWERS`] powers of `h` with `backend`'s multiplies.
@@ -384,16 +365,16 @@ fn full_key(backend: Backend, h: u128) -> crate::powers::Key {
     key.set(1, h);
     match backend {
         #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
-        // SAFETY: as in `powers4`.
+        // SAFETY: as in `keep_powers`.
         Backend::Pclmul => unsafe { crate::x86::pclmul::fill_key(&mut key) },
         #[cfg(target_arch = "x86_64")]
-        // SAFETY: as in `powers4`.
+        // SAFETY: as in `keep_powers`.
         Backend::Avx2 => unsafe { crate::x86::avx2::fill_key(&mut key) },
         #[cfg(target_arch = "x86_64")]
-        // SAFETY: as in `powers4`.
+        // SAFETY: as in `keep_powers`.
         Backend::Avx512 => unsafe { crate::x86::avx512::fill_key(&mut key) },
         #[cfg(target_arch = "aarch64")]
-        // SAFETY: as in `powers4`.
+        // SAFETY: as in `keep_powers`.
         Backend::Pmull => unsafe { crate::aarch64::pmull::fill_key(&mut key) },
         _ => key.fill_with(1, soft::dot),
     }
@@ -401,8 +382,8 @@ fn full_key(backend: Backend, h: u128) -> crate::powers::Key {
 }
 
 /// Runs the backend's kernel over `blocks` with the kept powers H^1..H^len (in GHASH's natural
-/// bit order if `natural`); the kernel may compute more of them (up to H^16) and keep them in
-/// `small`, raising `len`.
+/// bit order if `natural`), first computing and keeping H^2..H^4 if the input is long enough
+/// to use them ([`powers_from`]).
 #[inline]
 fn kernel<const GHASH: bool>(
     backend: Backend,
@@ -413,6 +394,10 @@ fn kernel<const GHASH: bool>(
     blocks: &[[u8; 16]],
 ) {
     let _ = natural;
+    if usize::from(*len) < SMALL && blocks.len() >= powers_from(backend) {
+        keep_powers::<GHASH>(backend, natural, small, len);
+    }
+    let (small, len) = (&*small, *len);
     match backend {
         Backend::Portable => crate::portable::update::<GHASH>(small, len, acc, blocks),
         #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]

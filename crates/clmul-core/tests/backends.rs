@@ -171,9 +171,9 @@ fn split_updates_every_backend() {
     }
 }
 
-/// A fresh state's first update of 1 to 5 blocks (up to 4 use the powers key setup keeps, 5
-/// computes and keeps H^5..H^8 first), then updates that use those kept powers and extend
-/// them.
+/// A fresh state's first update of 1 to 5 blocks (one block uses H alone, as key setup keeps
+/// it; two or more compute and keep H^2..H^4 first, and five compute H^5..H^8 for the call),
+/// then updates that use the kept powers and compute more of them.
 #[test]
 fn short_first_updates_every_backend() {
     let mut r = rng(21);
@@ -238,16 +238,17 @@ fn long_inputs_every_backend() {
     }
 }
 
-/// Clones taken at every stage of a state's powers (key setup only; after a short update;
-/// after the first update of more than four blocks, which keeps H^5..H^8; after one of 32
-/// blocks or more, which keeps H^9..H^16; after a long one, which computes H^17..H^32 for the
-/// call only) each finish the same message as the original: hunts a clone that copies a
-/// partly built table, or a state that counts powers it does not hold.
+/// Clones taken at every stage of a state's powers (key setup only, H; after a one-block
+/// update, still H alone; after the first update of two blocks or more, which keeps
+/// H^2..H^4; after updates of more than four blocks, of 32 or more and of 256 or more, which
+/// compute H^5..H^8, H^9..H^16 and H^17..H^32 for the call only) each finish the same message
+/// as the original: hunts a clone that copies a partly built table, or a state that counts
+/// powers it does not hold.
 #[test]
 fn clones_at_every_stage_every_backend() {
     let mut r = rng(23);
     let key: [u8; 16] = r.random();
-    let stages = [3, 6, 40, if cfg!(miri) { 10 } else { 300 }, 2];
+    let stages = [1, 3, 6, 40, if cfg!(miri) { 10 } else { 300 }, 2];
     let total: usize = stages.iter().sum();
     let data = random_bytes(&mut r, total * 16);
     let (blocks, _) = data.as_chunks::<16>();

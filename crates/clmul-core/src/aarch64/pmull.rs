@@ -6,7 +6,7 @@
 
 use core::arch::aarch64::*;
 
-use crate::powers::{Key, Small};
+use crate::powers::{Key, SMALL, Small};
 
 /// Blocks per stride.
 pub(crate) const STRIDE: usize = 8;
@@ -114,11 +114,7 @@ crate::target_tier! {
     /// `a * b` as `u128`s.
     #[inline]
     fn dot_u128(a: u128, b: u128) -> u128 {
-        let (a, b) = (load_u128(&a), load_u128(&b));
-        let zero = vdupq_n_u64(0);
-        let mut acc = Acc { lo: zero, mid: zero, hi: zero };
-        mul_acc(&mut acc, a, b, veorq_u64(b, swap(b)));
-        to_u128(reduce(acc))
+        to_u128(dot(load_u128(&a), load_u128(&b)))
     }
 
     /// Hashes `blocks` against `pow` (`pow.len() == blocks.len()`), computing each power's
@@ -137,40 +133,62 @@ crate::target_tier! {
         reduce(acc)
     }
 
-    /// Strides of `S` blocks against H^S..H^1 of `small`, then the tail against its own powers.
+    /// Hashes `blocks` against the powers in registers (`pw.len() == blocks.len()`, `px` their
+    /// middles), the first block plus `y`; reduced.
     #[inline]
-    fn strides<const GHASH: bool, const S: usize>(small: &Small, mut y: uint64x2_t, blocks: &[[u8; 16]]) -> uint64x2_t {
-        let (chunks, tail) = blocks.as_chunks::<S>();
-        for c in chunks {
-            y = run_small::<GHASH>(y, c, small.tail(S));
+    fn run_regs<const GHASH: bool>(y: uint64x2_t, blocks: &[[u8; 16]], pw: &[uint64x2_t], px: &[uint64x2_t]) -> uint64x2_t {
+        let zero = vdupq_n_u64(0);
+        let mut acc = Acc { lo: zero, mid: zero, hi: zero };
+        let mut first = y;
+        for ((b, &h), &hx) in blocks.iter().zip(pw).zip(px) {
+            let x = veorq_u64(load::<GHASH>(b), first);
+            first = zero;
+            mul_acc(&mut acc, x, h, hx);
         }
-        if !tail.is_empty() {
-            y = run_small::<GHASH>(y, tail, small.tail(tail.len()));
-        }
-        y
+        reduce(acc)
     }
 
-    /// Absorbs `blocks` into `acc` with a keyed state's powers H^1..H^len (`len` 4 or 8):
-    /// strides of `len` blocks. An input of more than four blocks first extends the state's
-    /// powers to H^8 ([`grow`]).
-    pub fn update_small<const GHASH: bool>(small: &mut Small, len: &mut u8, acc: &mut u128, blocks: &[[u8; 16]]) {
-        if blocks.len() > 4 && *len < STRIDE as u8 {
-            grow(small, len);
-        }
-        let y = load_u128(acc);
-        let y = if *len >= STRIDE as u8 {
-            strides::<GHASH, STRIDE>(small, y, blocks)
+    /// `a * b`, reduced.
+    #[inline]
+    fn dot(a: uint64x2_t, b: uint64x2_t) -> uint64x2_t {
+        let zero = vdupq_n_u64(0);
+        let mut acc = Acc { lo: zero, mid: zero, hi: zero };
+        mul_acc(&mut acc, a, b, veorq_u64(b, swap(b)));
+        reduce(acc)
+    }
+
+    /// H^8..H^1 (highest first) and their middles, from a state's kept H^4..H^1: H^8..H^5 as
+    /// four independent products with H^4.
+    #[inline]
+    fn powers8(small: &Small) -> ([uint64x2_t; STRIDE], [uint64x2_t; STRIDE]) {
+        let kept: [uint64x2_t; SMALL] = core::array::from_fn(|i| load_u128(&small.all()[i]));
+        let h4 = kept[0];
+        let pw: [uint64x2_t; STRIDE] =
+            core::array::from_fn(|i| if i < 4 { dot(kept[i], h4) } else { kept[i - 4] });
+        (pw, pw.map(|h| veorq_u64(h, swap(h))))
+    }
+
+    /// Absorbs `blocks` into `acc` with a keyed state's powers H^1..H^len (`len` 1 or 4, and
+    /// 4 for more than one block): up to four blocks against the kept powers, longer inputs in
+    /// strides of 8 against H^8..H^1, H^8..H^5 computed for the call ([`powers8`]).
+    pub fn update_small<const GHASH: bool>(small: &Small, len: u8, acc: &mut u128, blocks: &[[u8; 16]]) {
+        let n = blocks.len();
+        assert!(n <= 1 || usize::from(len) >= SMALL, "H^2..H^4 are kept before a longer update");
+        let mut y = load_u128(acc);
+        if n <= SMALL {
+            y = run_small::<GHASH>(y, blocks, small.tail(n));
         } else {
-            assert!(*len >= 4);
-            strides::<GHASH, 4>(small, y, blocks)
-        };
+            let (pw, px) = powers8(small);
+            let (chunks, tail) = blocks.as_chunks::<STRIDE>();
+            for c in chunks {
+                y = run_regs::<GHASH>(y, c, &pw, &px);
+            }
+            if !tail.is_empty() {
+                let k = STRIDE - tail.len();
+                y = run_regs::<GHASH>(y, tail, &pw[k..], &px[k..]);
+            }
+        }
         *acc = to_u128(y);
-    }
-
-    /// A state's table at key setup: H^1..H^4 ([`powers4`]).
-    #[inline]
-    pub fn keyed(h: u128) -> Small {
-        Small::new(&powers4(h))
     }
 
     /// [H, H^2, H^3, H^4]: H^2, then H^3 and H^4 side by side.
@@ -178,22 +196,6 @@ crate::target_tier! {
     pub fn powers4(h: u128) -> [u128; 4] {
         let h2 = dot_u128(h, h);
         [h, h2, dot_u128(h2, h), dot_u128(h2, h2)]
-    }
-
-    /// Extends the kept powers to H^1..H^8: H^2..H^4 if missing, then H^5..H^8 as four
-    /// independent products with H^4.
-    pub fn grow(small: &mut Small, len: &mut u8) {
-        if *len < 4 {
-            let p = powers4(small.get(1));
-            for (k, &v) in p.iter().enumerate().skip(1) {
-                small.set(k + 1, v);
-            }
-        }
-        let h4 = small.get(4);
-        for k in 5..=STRIDE {
-            small.set(k, dot_u128(small.get(k - 4), h4));
-        }
-        *len = STRIDE as u8;
     }
 
     /// Fills all of `key` from its H^1.

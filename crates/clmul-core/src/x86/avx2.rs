@@ -8,7 +8,7 @@
 use core::arch::x86_64::*;
 
 use super::pclmul;
-use crate::powers::{Key, POWERS, Small};
+use crate::powers::{Key, POWERS, SMALL, Small};
 
 /// Blocks per stride.
 pub(crate) const STRIDE: usize = 16;
@@ -128,66 +128,19 @@ crate::target_tier! {
         core::array::from_fn(|i| if i < G { mul_pow(pw[i], top, topx) } else { pw[i - G] })
     }
 
-    /// Two of a keyed state's kept powers starting at `p`, in 16-byte pieces (volatile, so
-    /// that the compiler does not merge them): see the AVX-512 backend's `load_kept` (a
-    /// state just copied by `memcpy` holds stores that need not line up with a wider load).
-    ///
-    /// # Safety
-    /// `p` points to two readable `u128`s.
+    /// Two of a keyed state's kept powers, in 8-byte pieces ([`pclmul::load_state`]; see
+    /// also the AVX-512 backend's `load_kept`).
     #[inline]
-    unsafe fn load_kept(p: *const u128) -> __m256i {
-        // SAFETY: two readable, aligned `u128`s at `p`, the caller's (`__m128i` has `u128`'s
-        // size and alignment).
-        unsafe {
-            let lo = core::ptr::read_volatile(p.cast::<__m128i>());
-            let hi = core::ptr::read_volatile(p.add(1).cast::<__m128i>());
-            _mm256_inserti128_si256::<1>(_mm256_castsi128_si256(lo), hi)
-        }
+    fn load_kept(p: &[u128; 2]) -> __m256i {
+        let (lo, hi) = (pclmul::load_state(&p[0]), pclmul::load_state(&p[1]));
+        _mm256_inserti128_si256::<1>(_mm256_castsi128_si256(lo), hi)
     }
 
-    /// H^8..H^1 in four registers from a state's kept powers; if only H^4..H^1 are kept,
-    /// H^8..H^5 are computed (two multiplies) and kept too, with whole-register stores.
+    /// H^4..H^1 in two registers from a state's kept powers.
     #[inline]
-    fn regs8(small: &mut Small, len: &mut u8) -> [__m256i; 4] {
-        let p = small.all_mut().as_mut_ptr();
-        // SAFETY: `all` is 16 `u128`s; entries 12..16 (H^4..H^1) are 64 readable bytes.
-        let lo = unsafe { [load_kept(p.add(12)), load_kept(p.add(14))] };
-        let hi = if *len >= 8 {
-            // SAFETY: entries 8..12 (H^8..H^5), 64 readable bytes.
-            unsafe { [load_kept(p.add(8)), load_kept(p.add(10))] }
-        } else {
-            assert!(*len >= 4);
-            let [h0, h1, _, _] = doubled::<2, 4>(&lo);
-            // SAFETY: entries 8..12, 64 writable bytes.
-            unsafe {
-                _mm256_storeu_si256(p.add(8).cast(), h0);
-                _mm256_storeu_si256(p.add(10).cast(), h1);
-            }
-            *len = 8;
-            [h0, h1]
-        };
-        [hi[0], hi[1], lo[0], lo[1]]
-    }
-
-    /// H^16..H^1 in eight registers from a state's kept powers, computing and keeping
-    /// H^16..H^9 (four multiplies, whole-register stores) if they are not kept yet.
-    #[inline]
-    fn regs16(small: &mut Small, len: &mut u8) -> [__m256i; 8] {
-        let r8 = regs8(small, len);
-        let p = small.all_mut().as_mut_ptr();
-        if *len >= 16 {
-            // SAFETY: entries 0..8 (H^16..H^9), 128 readable bytes.
-            let hi = unsafe { [0, 2, 4, 6].map(|i| load_kept(p.add(i))) };
-            [hi[0], hi[1], hi[2], hi[3], r8[0], r8[1], r8[2], r8[3]]
-        } else {
-            let r16 = doubled::<4, 8>(&r8);
-            for (i, v) in r16.iter().take(4).enumerate() {
-                // SAFETY: entries `2i..2i + 2` of the 16, 32 writable bytes.
-                unsafe { _mm256_storeu_si256(p.add(2 * i).cast(), *v) };
-            }
-            *len = 16;
-            r16
-        }
+    fn regs4(small: &Small) -> [__m256i; 2] {
+        let (pairs, _) = small.all().as_chunks::<2>();
+        [load_kept(&pairs[0]), load_kept(&pairs[1])]
     }
 
     /// Hashes `blocks` (1 to 2G), `y` added to the first block, against the powers in
@@ -227,34 +180,31 @@ crate::target_tier! {
         y
     }
 
-    /// Absorbs `blocks` into `acc` with a keyed state's powers H^1..H^len (`len` 4, 8 or
-    /// 16): up to four blocks with 128-bit multiplies (shorter latency); up to 31 blocks in
-    /// strides of 8 (computing and keeping H^8..H^5 if missing); longer inputs in strides of 16
-    /// (computing and keeping H^16..H^9 if missing).
-    pub fn update_small<const GHASH: bool>(small: &mut Small, len: &mut u8, acc: &mut u128, blocks: &[[u8; 16]]) {
-        if blocks.len() <= 4 {
+    /// Absorbs `blocks` into `acc` with a keyed state's powers H^1..H^len (`len` 1 or 4, and
+    /// 4 for more than one block): up to four blocks with 128-bit multiplies (shorter latency);
+    /// longer inputs in strides of 8, or from 32 blocks on 16, against powers computed for the
+    /// call from the kept H^4..H^1 (H^8..H^5 in two multiplies by H^4, H^16..H^9 in four by
+    /// H^8).
+    pub fn update_small<const GHASH: bool>(small: &Small, len: u8, acc: &mut u128, blocks: &[[u8; 16]]) {
+        if blocks.len() <= SMALL {
             return pclmul::update_small::<GHASH>(small, len, acc, blocks);
         }
-        let mut y = pclmul::load_u128(acc);
+        assert!(usize::from(len) >= SMALL, "H^2..H^4 are kept before a longer update");
+        let mut y = pclmul::load_state(acc);
+        let r8 = doubled::<2, 4>(&regs4(small));
         y = if blocks.len() < 32 {
-            strides_regs::<GHASH, 4, 8>(y, blocks, &regs8(small, len))
+            strides_regs::<GHASH, 4, 8>(y, blocks, &r8)
         } else {
-            strides_regs::<GHASH, 8, 16>(y, blocks, &regs16(small, len))
+            strides_regs::<GHASH, 8, 16>(y, blocks, &doubled::<4, 8>(&r8))
         };
         pclmul::store_u128(acc, y);
-    }
-
-    /// A state's table at key setup: H^1..H^4 ([`powers4`]).
-    #[inline]
-    pub fn keyed(h: u128) -> Small {
-        Small::new(&powers4(h))
     }
 
     /// [H, H^2, H^3, H^4]: H^2, then H^4 and H^3 together, as the pair (H^2, H) times H^2 in
     /// one 256-bit multiply.
     #[inline]
     pub fn powers4(h: u128) -> [u128; 4] {
-        let h1 = pclmul::load_u128(&h);
+        let h1 = pclmul::from_u128(h);
         let h2 = pclmul::dot(h1, h1);
         let b = _mm256_broadcastsi128_si256(h2);
         // Lane 0 holds the higher power: (H^2, H) * H^2 = (H^4, H^3).
@@ -266,23 +216,12 @@ crate::target_tier! {
         out
     }
 
-    /// Extends the kept powers to H^1..H^16 (H^8..H^5 in two multiplies by H^4, H^16..H^9
-    /// in four by H^8).
-    pub fn grow(small: &mut Small, len: &mut u8) {
-        if *len < 4 {
-            for (k, &v) in powers4(small.get(1)).iter().enumerate().skip(1) {
-                small.set(k + 1, v);
-            }
-            *len = 4;
-        }
-        regs16(small, len);
-    }
-
     /// Fills all of `key` from its H^1: H^2..H^4, then H^5..H^32 in doubling rounds of whole
     /// registers (two, four and eight 256-bit multiplies).
     pub fn fill_key(key: &mut Key) {
-        let mut small = Small::new(&powers4(key.get(1)));
-        let r32 = doubled::<8, 16>(&regs16(&mut small, &mut 4));
+        let small = Small::new(&powers4(key.get(1)));
+        let r8 = doubled::<2, 4>(&regs4(&small));
+        let r32 = doubled::<8, 16>(&doubled::<4, 8>(&r8));
         let rx = middles(&r32);
         let (pow, _) = key.pow.as_chunks_mut::<2>();
         let (powx, _) = key.powx.as_chunks_mut::<2>();

@@ -21,12 +21,12 @@
 //!
 //! Two sets of entry points share that code:
 //!
-//! - [`update_small`] serves a keyed POLYVAL/GHASH state, which keeps H^1..H^16 at most (see
+//! - [`update_small`] serves a keyed POLYVAL/GHASH state, which keeps H^1..H^4 at most (see
 //!   the `powers` module): up to four blocks go to the 128-bit code (shorter latency), up to 31
-//!   to strides of 8, up to 255 to strides of 16, longer inputs to strides of 32 with
-//!   H^17..H^32 computed in registers for the call. The powers a state does not keep yet are
-//!   computed in doubling rounds of whole registers (`doubled`: every new register of four
-//!   powers is one multiply by the highest power so far) and kept with whole-register stores.
+//!   to strides of 8, up to 255 to strides of 16, longer inputs to strides of 32. The powers
+//!   above H^4 are computed in registers for the call, in doubling rounds of whole registers
+//!   (`doubled`: every new register of four powers is one multiply by the highest power so
+//!   far).
 //! - [`update`] and [`run`] serve the fused AES-GCM kernels, with every power in a
 //!   [`crate::powers::Key`] filled once per AES key ([`fill_key`]).
 //!
@@ -37,7 +37,7 @@
 use core::arch::x86_64::*;
 
 use super::pclmul;
-use crate::powers::{Key, POWERS, Small};
+use crate::powers::{Key, POWERS, SMALL, Small};
 
 /// Blocks per stride.
 pub(crate) const STRIDE: usize = 32;
@@ -103,26 +103,18 @@ crate::target_tier! {
         unsafe { _mm512_loadu_si512(p.as_ptr().cast()) }
     }
 
-    /// Loads four of a keyed state's kept powers starting at `p`, in 16-byte pieces: a state
-    /// just cloned or moved was written by a copy (`memcpy`) whose stores need not line up
-    /// with a 64-byte load, which then cannot take its bytes from the stores in flight and
-    /// waits for them (measured on Zen 4: a clone's first 8-block update, 35 ns instead of
-    /// 15). Each 16-byte piece lies within one such store. The loads are volatile so that
-    /// the compiler does not merge them back into one.
-    ///
-    /// # Safety
-    /// `p` points to four readable `u128`s.
+    /// Loads a keyed state's four kept powers in 8-byte pieces ([`pclmul::load_state`]): a
+    /// state just created, cloned or moved was written by stores of 8 or 16 bytes, which a
+    /// 64-byte load spans several of; it then cannot take its bytes from the stores in flight
+    /// and waits for them (measured on Zen 4 when states were copied by `memcpy`: a clone's
+    /// first 8-block update, 35 ns instead of 15). Each 8-byte piece lies within one store.
     #[inline]
-    unsafe fn load_kept(p: *const u128) -> __m512i {
-        // SAFETY: four readable, aligned `u128`s at `p`, the caller's (`__m128i` has `u128`'s
-        // size and alignment).
-        unsafe {
-            let q = |i: usize| core::ptr::read_volatile(p.add(i).cast::<__m128i>());
-            let v = _mm512_castsi128_si512(q(0));
-            let v = _mm512_inserti32x4::<1>(v, q(1));
-            let v = _mm512_inserti32x4::<2>(v, q(2));
-            _mm512_inserti32x4::<3>(v, q(3))
-        }
+    fn load_kept(p: &[u128; 4]) -> __m512i {
+        let q = |i: usize| pclmul::load_state(&p[i]);
+        let v = _mm512_castsi128_si512(q(0));
+        let v = _mm512_inserti32x4::<1>(v, q(1));
+        let v = _mm512_inserti32x4::<2>(v, q(2));
+        _mm512_inserti32x4::<3>(v, q(3))
     }
 
     /// Swaps the 64-bit halves of every lane.
@@ -364,46 +356,10 @@ crate::target_tier! {
         core::array::from_fn(|i| if i < G { mul_pow::<D>(pw[i], top, topx) } else { pw[i - G] })
     }
 
-    /// H^8..H^1 in two registers from a state's kept powers; if only H^4..H^1 are kept,
-    /// H^8..H^5 are computed (one multiply) and kept too, with one whole-register store.
+    /// H^4..H^1 in one register from a state's kept powers.
     #[inline]
-    fn regs8<const D: u8>(small: &mut Small, len: &mut u8) -> [__m512i; 2] {
-        let p = small.all_mut().as_mut_ptr();
-        // SAFETY: `all` is 16 `u128`s; entries 12..16 (H^4..H^1) are 64 readable bytes.
-        let lo = unsafe { load_kept(p.add(12)) };
-        let hi = if *len >= 8 {
-            // SAFETY: entries 8..12 (H^8..H^5), 64 readable bytes.
-            unsafe { load_kept(p.add(8)) }
-        } else {
-            assert!(*len >= 4);
-            let [hi, _] = doubled::<D, 1, 2>(&[lo]);
-            // SAFETY: entries 8..12, 64 writable bytes.
-            unsafe { _mm512_storeu_si512(p.add(8).cast(), hi) };
-            *len = 8;
-            hi
-        };
-        [hi, lo]
-    }
-
-    /// H^16..H^1 in four registers from a state's kept powers, computing and keeping
-    /// H^16..H^9 (two multiplies, whole-register stores) if they are not kept yet.
-    #[inline]
-    fn regs16<const D: u8>(small: &mut Small, len: &mut u8) -> [__m512i; 4] {
-        let r8 = regs8::<D>(small, len);
-        let p = small.all_mut().as_mut_ptr();
-        if *len >= 16 {
-            // SAFETY: entries 0..8 (H^16..H^9), 128 readable bytes.
-            unsafe { [load_kept(p), load_kept(p.add(4)), r8[0], r8[1]] }
-        } else {
-            let r16 = doubled::<D, 2, 4>(&r8);
-            // SAFETY: entries 0..8, 128 writable bytes.
-            unsafe {
-                _mm512_storeu_si512(p.cast(), r16[0]);
-                _mm512_storeu_si512(p.add(4).cast(), r16[1]);
-            }
-            *len = 16;
-            r16
-        }
+    fn regs4(small: &Small) -> [__m512i; 1] {
+        [load_kept(small.all())]
     }
 
     /// Hashes `blocks` (1 to 4G) in the state's domain, `y` added to the first block, against
@@ -451,7 +407,7 @@ crate::target_tier! {
         y
     }
 
-    /// Up to four blocks on 128-bit multiplies against the kept H^4..H^1, in the state's
+    /// Up to four blocks on 128-bit multiplies against the kept H^n..H^1, in the state's
     /// domain; `y` added to the first block; reduced.
     #[inline]
     fn run_xmm<const D: u8>(y: __m128i, blocks: &[[u8; 16]], small: &Small) -> __m128i {
@@ -466,67 +422,65 @@ crate::target_tier! {
             };
             let x = _mm_xor_si128(x, first);
             first = _mm_setzero_si128();
-            let h = pclmul::load_u128(h);
+            let h = pclmul::load_state(h);
             pclmul::mul_acc(&mut acc, x, h, _mm_xor_si128(h, _mm_shuffle_epi32::<0x4e>(h)));
         }
         reduce_d::<D>(acc)
     }
 
-    /// Absorbs `blocks` into `acc` with a keyed state's powers H^1..H^len (`len` 4, 8 or
-    /// 16): up to four blocks with 128-bit multiplies (shorter latency); up to 31 blocks in
-    /// strides of 8 (computing and keeping H^8..H^5 if missing); longer inputs in strides of 16
-    /// (computing and keeping H^16..H^9 if missing), and from `WIDE_FROM` (256) blocks on in
-    /// strides of 32, with H^17..H^32 computed in registers for the call (four multiplies).
+    /// Absorbs `blocks` into `acc` with a keyed state's powers H^1..H^len (`len` 1 or 4, and 4
+    /// for more than one block): up to four blocks with 128-bit multiplies (shorter latency);
+    /// longer inputs against powers computed in registers for the call from the kept
+    /// H^4..H^1, in doubling rounds (each new register of four powers one multiply): up to 31
+    /// blocks in strides of 8 (H^8..H^5, one multiply), up to 255 in strides of 16 (H^16..H^9,
+    /// two more), longer ones in strides of 32 (H^32..H^17, four more).
     ///
     /// `D` is the state's domain. In [`GHASH_NATURAL`] the blocks, the kept powers and the
     /// running hash are GHASH's polynomials in natural bit order (see [`bitrev_bytes512`]), and
     /// `acc` holds the hash as its bytes are output (each byte's bits reversed once more), so
     /// that the keyed state reads and writes it as plain bytes.
-    pub fn update_small<const D: u8>(small: &mut Small, len: &mut u8, acc: &mut u128, blocks: &[[u8; 16]]) {
+    pub fn update_small<const D: u8>(small: &Small, len: u8, acc: &mut u128, blocks: &[[u8; 16]]) {
         let n = blocks.len();
-        let y = pclmul::load_u128(acc);
+        assert!(n <= 1 || usize::from(len) >= SMALL, "H^2..H^4 are kept before a longer update");
+        let y = pclmul::load_state(acc);
         let mut y = if D == GHASH_NATURAL { bitrev_bytes(y) } else { y };
-        y = if n <= 4 {
+        y = if n <= SMALL {
             run_xmm::<D>(y, blocks, small)
-        } else if n < 32 {
-            strides_regs::<D, 2, 8>(y, blocks, &regs8::<D>(small, len))
         } else {
-            let r16 = regs16::<D>(small, len);
-            if n < WIDE_FROM {
-                strides_regs::<D, 4, 16>(y, blocks, &r16)
+            let r8 = doubled::<D, 1, 2>(&regs4(small));
+            if n < 32 {
+                strides_regs::<D, 2, 8>(y, blocks, &r8)
             } else {
-                strides_regs::<D, 8, 32>(y, blocks, &doubled::<D, 4, 8>(&r16))
+                let r16 = doubled::<D, 2, 4>(&r8);
+                if n < WIDE_FROM {
+                    strides_regs::<D, 4, 16>(y, blocks, &r16)
+                } else {
+                    strides_regs::<D, 8, 32>(y, blocks, &doubled::<D, 4, 8>(&r16))
+                }
             }
         };
         pclmul::store_u128(acc, if D == GHASH_NATURAL { bitrev_bytes(y) } else { y });
     }
 
-    /// A GHASH state's kept powers at key setup: H^1..H^4 in natural order, from `h` (H in
-    /// natural order).
+    /// [H, H^2, H^3, H^4] in GHASH's natural bit order, from `h` (H in natural order): H^2,
+    /// then H^3 and H^4.
     #[inline]
-    pub fn keyed_ghash(h: u128) -> Small {
-        let h1 = pclmul::load_u128(&h);
+    pub fn powers4_natural(h: u128) -> [u128; 4] {
+        let h1 = pclmul::from_u128(h);
         let h2 = dot_d::<GHASH_NATURAL>(h1, h1);
         let mut out = [h, 0, 0, 0];
         pclmul::store_u128(&mut out[1], h2);
         pclmul::store_u128(&mut out[2], dot_d::<GHASH_NATURAL>(h2, h1));
         pclmul::store_u128(&mut out[3], dot_d::<GHASH_NATURAL>(h2, h2));
-        Small::new(&out)
-    }
-
-    /// Extends the kept powers to H^1..H^16 (H^8..H^5 in one multiply of H^4..H^1 by H^4,
-    /// H^16..H^9 in two by H^8), in the state's domain. A state always has H^1..H^4 from key
-    /// setup on this backend.
-    pub fn grow<const D: u8>(small: &mut Small, len: &mut u8) {
-        assert!(*len >= 4);
-        regs16::<D>(small, len);
+        out
     }
 
     /// Fills all of `key` from its H^1: H^2..H^4, then H^5..H^32 in three doubling rounds of
     /// whole registers (one, two and four 512-bit multiplies).
     pub fn fill_key(key: &mut Key) {
-        let mut small = Small::new(&super::avx2::powers4(key.get(1)));
-        let r32 = doubled::<POLYVAL, 4, 8>(&regs16::<POLYVAL>(&mut small, &mut 4));
+        let small = Small::new(&super::avx2::powers4(key.get(1)));
+        let r8 = doubled::<POLYVAL, 1, 2>(&regs4(&small));
+        let r32 = doubled::<POLYVAL, 4, 8>(&doubled::<POLYVAL, 2, 4>(&r8));
         let rx = middles(&r32);
         let (pow, _) = key.pow.as_chunks_mut::<4>();
         let (powx, _) = key.powx.as_chunks_mut::<4>();

@@ -15,7 +15,7 @@ use core::arch::x86::*;
 #[cfg(target_arch = "x86_64")]
 use core::arch::x86_64::*;
 
-use crate::powers::{Key, Small};
+use crate::powers::{Key, SMALL, Small};
 
 /// Blocks per stride.
 pub(crate) const STRIDE: usize = 8;
@@ -53,6 +53,28 @@ crate::target_tier! {
     pub fn load_u128(v: &u128) -> __m128i {
         // SAFETY: a `u128` is 16 readable bytes, little-endian on x86.
         unsafe { _mm_loadu_si128((v as *const u128).cast()) }
+    }
+
+    /// Loads a `u128` of a keyed state (its accumulator or a kept power) as two 8-byte
+    /// halves. The state's generic code writes such fields from general registers, as two
+    /// 8-byte stores, and a 16-byte load that spans two stores still in flight cannot take
+    /// its bytes from them: it waits until they reach the cache (measured on Zen 4: a fresh
+    /// key's one-block message, 22 ns with one 16-byte load, see the `polyval` benches). An
+    /// 8-byte load lies within either kind of store. The loads are volatile so that the
+    /// compiler does not merge them back into one.
+    #[inline]
+    pub fn load_state(v: &u128) -> __m128i {
+        let p = (v as *const u128).cast::<i64>();
+        // SAFETY: a `u128` is two readable, aligned `i64`s (little-endian halves on x86).
+        let (lo, hi) = unsafe { (core::ptr::read_volatile(p), core::ptr::read_volatile(p.add(1))) };
+        _mm_set_epi64x(hi, lo)
+    }
+
+    /// A `u128` held in general registers (a power of H passed by value), moved to a vector
+    /// register without a round trip through memory.
+    #[inline]
+    pub fn from_u128(v: u128) -> __m128i {
+        _mm_set_epi64x((v >> 64) as i64, v as i64)
     }
 
     /// Stores a register to a `u128`.
@@ -145,39 +167,57 @@ crate::target_tier! {
         for (b, h) in blocks.iter().zip(pow) {
             let x = _mm_xor_si128(load::<GHASH>(b), first);
             first = _mm_setzero_si128();
-            let h = load_u128(h);
+            let h = load_state(h);
             mul_acc(&mut acc, x, h, _mm_xor_si128(h, _mm_shuffle_epi32::<0x4e>(h)));
         }
         reduce(acc)
     }
 
-    /// Strides of `S` blocks against H^S..H^1 of `small`, then the tail against its own powers.
+    /// Hashes `blocks` against the powers in registers (`pw.len() == blocks.len()`, `px` their
+    /// middles), the first block plus `y`; returns the reduced result.
     #[inline]
-    fn strides<const GHASH: bool, const S: usize>(small: &Small, mut y: __m128i, blocks: &[[u8; 16]]) -> __m128i {
-        let (chunks, tail) = blocks.as_chunks::<S>();
-        for c in chunks {
-            y = run_small::<GHASH>(y, c, small.tail(S));
+    fn run_regs<const GHASH: bool>(y: __m128i, blocks: &[[u8; 16]], pw: &[__m128i], px: &[__m128i]) -> __m128i {
+        let mut acc = acc_zero();
+        let mut first = y;
+        for ((b, &h), &hx) in blocks.iter().zip(pw).zip(px) {
+            let x = _mm_xor_si128(load::<GHASH>(b), first);
+            first = _mm_setzero_si128();
+            mul_acc(&mut acc, x, h, hx);
         }
-        if !tail.is_empty() {
-            y = run_small::<GHASH>(y, tail, small.tail(tail.len()));
-        }
-        y
+        reduce(acc)
     }
 
-    /// Absorbs `blocks` into `acc` with a keyed state's powers H^1..H^len (`len` 4 or 8):
-    /// strides of `len` blocks. An input of more than four blocks first extends the state's
-    /// powers to H^8 ([`grow`]).
-    pub fn update_small<const GHASH: bool>(small: &mut Small, len: &mut u8, acc: &mut u128, blocks: &[[u8; 16]]) {
-        if blocks.len() > 4 && *len < STRIDE as u8 {
-            grow(small, len);
-        }
-        let y = load_u128(acc);
-        let y = if *len >= STRIDE as u8 {
-            strides::<GHASH, STRIDE>(small, y, blocks)
+    /// H^8..H^1 (highest first) and their middles, from a state's kept H^4..H^1: H^8..H^5 as
+    /// four independent products with H^4.
+    #[inline]
+    fn powers8(small: &Small) -> ([__m128i; STRIDE], [__m128i; STRIDE]) {
+        let kept: [__m128i; SMALL] = core::array::from_fn(|i| load_state(&small.all()[i]));
+        let h4 = kept[0];
+        let pw: [__m128i; STRIDE] =
+            core::array::from_fn(|i| if i < 4 { dot(kept[i], h4) } else { kept[i - 4] });
+        (pw, pw.map(|h| _mm_xor_si128(h, _mm_shuffle_epi32::<0x4e>(h))))
+    }
+
+    /// Absorbs `blocks` into `acc` with a keyed state's powers H^1..H^len (`len` 1 or 4, and
+    /// 4 for more than one block): up to four blocks against the kept powers, longer inputs in
+    /// strides of 8 against H^8..H^1, H^8..H^5 computed for the call ([`powers8`]).
+    pub fn update_small<const GHASH: bool>(small: &Small, len: u8, acc: &mut u128, blocks: &[[u8; 16]]) {
+        let n = blocks.len();
+        assert!(n <= 1 || usize::from(len) >= SMALL, "H^2..H^4 are kept before a longer update");
+        let mut y = load_state(acc);
+        if n <= SMALL {
+            y = run_small::<GHASH>(y, blocks, small.tail(n));
         } else {
-            assert!(*len >= 4);
-            strides::<GHASH, 4>(small, y, blocks)
-        };
+            let (pw, px) = powers8(small);
+            let (chunks, tail) = blocks.as_chunks::<STRIDE>();
+            for c in chunks {
+                y = run_regs::<GHASH>(y, c, &pw, &px);
+            }
+            if !tail.is_empty() {
+                let k = STRIDE - tail.len();
+                y = run_regs::<GHASH>(y, tail, &pw[k..], &px[k..]);
+            }
+        }
         store_u128(acc, y);
     }
 
@@ -185,14 +225,8 @@ crate::target_tier! {
     #[inline]
     fn dot_u128(a: u128, b: u128) -> u128 {
         let mut p = 0u128;
-        store_u128(&mut p, dot(load_u128(&a), load_u128(&b)));
+        store_u128(&mut p, dot(from_u128(a), from_u128(b)));
         p
-    }
-
-    /// A state's table at key setup: H^1..H^4 ([`powers4`]).
-    #[inline]
-    pub fn keyed(h: u128) -> Small {
-        Small::new(&powers4(h))
     }
 
     /// [H, H^2, H^3, H^4]: H^2, then H^3 and H^4 side by side.
@@ -200,24 +234,6 @@ crate::target_tier! {
     pub fn powers4(h: u128) -> [u128; 4] {
         let h2 = dot_u128(h, h);
         [h, h2, dot_u128(h2, h), dot_u128(h2, h2)]
-    }
-
-    /// Extends the kept powers to H^1..H^8: H^2..H^4 if missing, then H^5..H^8 as four
-    /// independent products with H^4.
-    pub fn grow(small: &mut Small, len: &mut u8) {
-        if *len < 4 {
-            let p = powers4(small.get(1));
-            for (k, &v) in p.iter().enumerate().skip(1) {
-                small.set(k + 1, v);
-            }
-        }
-        let h4 = load_u128(&small.get(4));
-        for k in 5..=STRIDE {
-            let mut p = 0u128;
-            store_u128(&mut p, dot(load_u128(&small.get(k - 4)), h4));
-            small.set(k, p);
-        }
-        *len = STRIDE as u8;
     }
 
     /// Fills all of `key` from its H^1.
