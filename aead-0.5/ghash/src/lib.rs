@@ -56,14 +56,11 @@ impl KeySizeUser for GHash {
     type KeySize = U16;
 }
 
-/// The backend a new key gets: the detected one, or the portable one when the build forces it.
+/// Whether the build forces the portable backend (`polyval_force_soft` as upstream, or our
+/// `polyval_backend="soft"`); otherwise a new key gets the detected one.
 #[inline]
-fn backend() -> clmul_core::Backend {
-    if cfg!(any(polyval_force_soft, polyval_backend = "soft")) {
-        clmul_core::Backend::Portable
-    } else {
-        clmul_core::Backend::detect()
-    }
+fn forced_soft() -> bool {
+    cfg!(any(polyval_force_soft, polyval_backend = "soft"))
 }
 
 impl GHash {
@@ -77,7 +74,7 @@ impl GHash {
         #[cfg_attr(not(feature = "zeroize"), allow(unused_mut))]
         let mut h: [u8; 16] = (*h).into();
         let inner =
-            clmul_core::Ghash::with_backend_or_detected(&h, backend(), &init_block.to_le_bytes());
+            clmul_core::Ghash::with_state(&h, forced_soft(), &init_block.to_le_bytes());
         #[cfg(feature = "zeroize")]
         zeroize::Zeroize::zeroize(&mut h);
         Self(inner)

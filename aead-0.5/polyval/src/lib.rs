@@ -96,15 +96,11 @@ pub struct Polyval {
     inner: clmul_core::Polyval,
 }
 
-/// The backend a new key gets: the detected one, or the portable one when the build forces it
-/// (`polyval_force_soft` as upstream, or our `polyval_backend="soft"`).
+/// Whether the build forces the portable backend (`polyval_force_soft` as upstream, or our
+/// `polyval_backend="soft"`); otherwise a new key gets the detected one.
 #[inline]
-fn backend() -> clmul_core::Backend {
-    if cfg!(any(polyval_force_soft, polyval_backend = "soft")) {
-        clmul_core::Backend::Portable
-    } else {
-        clmul_core::Backend::detect()
-    }
+fn forced_soft() -> bool {
+    cfg!(any(polyval_force_soft, polyval_backend = "soft"))
 }
 
 impl Polyval {
@@ -114,7 +110,7 @@ impl Polyval {
         let h: [u8; 16] = (*h).into();
         let state = init_block.to_be_bytes();
         Self {
-            inner: clmul_core::Polyval::with_backend_or_detected(&h, backend(), &state),
+            inner: clmul_core::Polyval::with_state(&h, forced_soft(), &state),
         }
     }
 

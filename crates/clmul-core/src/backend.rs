@@ -23,6 +23,12 @@ pub enum Backend {
     Pmull,
 }
 
+use core::sync::atomic::{AtomicU8, Ordering};
+
+/// [`Backend::detect`]'s result: 0 before detection, otherwise 1 + its index in
+/// [`Backend::ALL`].
+static DETECTED: AtomicU8 = AtomicU8::new(0);
+
 impl Backend {
     /// Every backend compiled for this target, slowest first.
     pub const ALL: &'static [Backend] = &[
@@ -65,18 +71,21 @@ impl Backend {
         if cfg!(polyval_backend = "soft") {
             return Backend::Portable;
         }
-        use core::sync::atomic::{AtomicU8, Ordering};
-        // 0: not yet detected; otherwise 1 + the index in `ALL`.
-        static DETECTED: AtomicU8 = AtomicU8::new(0);
         match DETECTED.load(Ordering::Relaxed) {
-            0 => {
-                let b = Self::available().last().unwrap_or(Backend::Portable);
-                let i = Self::ALL.iter().position(|&a| a == b).unwrap_or(0);
-                DETECTED.store(i as u8 + 1, Ordering::Relaxed);
-                b
-            }
+            0 => Self::detect_first(),
             i => Self::ALL[usize::from(i - 1)],
         }
+    }
+
+    /// [`Self::detect`]'s first call: runs detection and caches the result. Out of line, so
+    /// that every later call is the load and a table lookup.
+    #[cold]
+    #[inline(never)]
+    fn detect_first() -> Backend {
+        let b = Self::available().last().unwrap_or(Backend::Portable);
+        let i = Self::ALL.iter().position(|&a| a == b).unwrap_or(0);
+        DETECTED.store(i as u8 + 1, Ordering::Relaxed);
+        b
     }
 
     /// The target features the backend checks at run time and enables in its kernels.

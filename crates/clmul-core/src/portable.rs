@@ -8,7 +8,6 @@
 
 use crate::powers::Small;
 use crate::soft::{self, Split, Wide};
-#[cfg(doc)]
 use crate::state::PORTABLE_POWERS_FROM;
 
 /// Blocks per stride.
@@ -50,11 +49,19 @@ fn run<const GHASH: bool>(y: u128, blocks: &[[u8; 16]], lanes: &[PowerLanes]) ->
 }
 
 /// Absorbs `blocks`: strides of four blocks against H^4..H^1 when the state keeps them
-/// (`len == 4`; the state computes them for an input of [`PORTABLE_POWERS_FROM`] blocks or
-/// more), else one block at a time against H (Horner's rule).
-pub(crate) fn update<const GHASH: bool>(small: &Small, len: u8, acc: &mut u128, blocks: &[[u8; 16]]) {
+/// (`len == 4`; computed and kept here for an input of [`PORTABLE_POWERS_FROM`] blocks or
+/// more), else one block at a time against H (Horner's rule). Not inlined: the keyed state's
+/// dispatch stays a jump to the SIMD kernels, without this function's stack frame.
+#[inline(never)]
+pub(crate) fn update<const GHASH: bool>(small: &Small, len: &mut u8, acc: &mut u128, blocks: &[[u8; 16]]) {
+    if usize::from(*len) < STRIDE && blocks.len() >= PORTABLE_POWERS_FROM {
+        for (k, &v) in powers4(small.get(1)).iter().enumerate().skip(1) {
+            small.set(k + 1, v);
+        }
+        *len = STRIDE as u8;
+    }
     let mut y = *acc;
-    if usize::from(len) < STRIDE {
+    if usize::from(*len) < STRIDE {
         let lanes = [split_power(small.get(1))];
         for b in blocks {
             y = run::<GHASH>(y, core::slice::from_ref(b), &lanes);
@@ -64,8 +71,8 @@ pub(crate) fn update<const GHASH: bool>(small: &Small, len: u8, acc: &mut u128, 
     }
     let n = blocks.len().min(STRIDE);
     let mut lanes = [[[0u64; 9]; 3]; STRIDE];
-    for (l, &h) in lanes.iter_mut().zip(small.tail(n)) {
-        *l = split_power(h);
+    for (l, k) in lanes.iter_mut().zip((1..=n).rev()) {
+        *l = split_power(small.get(k));
     }
     let (chunks, tail) = blocks.as_chunks::<STRIDE>();
     for c in chunks {

@@ -22,6 +22,8 @@
 //! `n` blocks needs, H^n (first block) down to H^1 (last block), are the contiguous tail
 //! `[LEN - n..]`: one vector load per group of blocks, for any `n`.
 
+use core::sync::atomic::Ordering::Relaxed;
+
 /// The most powers of H any kernel uses (the AVX-512 stride).
 pub const POWERS: usize = 32;
 
@@ -35,12 +37,33 @@ pub fn middle(v: u128) -> u128 {
     u128::from(x) | (u128::from(x) << 64)
 }
 
+/// The words the kept powers are stored in: relaxed atomics, 64 bits wide where the target
+/// has them and 32 bits wide elsewhere (32-bit PowerPC, microcontrollers).
+#[cfg(target_has_atomic = "64")]
+type Word = core::sync::atomic::AtomicU64;
+#[cfg(target_has_atomic = "64")]
+type Plain = u64;
+#[cfg(not(target_has_atomic = "64"))]
+type Word = core::sync::atomic::AtomicU32;
+#[cfg(not(target_has_atomic = "64"))]
+type Plain = u32;
+
+/// Words per power.
+const WORDS: usize = 128 / Plain::BITS as usize;
+
 /// H^1..H^len (`len` of 1 or [`SMALL`]), as a keyed state keeps them.
-#[derive(Clone, Copy)]
+///
+/// Each power is stored as words in relaxed atomics (compiled to plain loads and stores), so
+/// that a state shared by reference can still keep the powers it computes: `clone` and
+/// `update_detached` take `&self`, and the first of them on a state that holds H alone
+/// computes H^2..H^4 once, for every later clone or call (see the `state` module). The
+/// count that says which powers are valid is published with release/acquire ordering
+/// after them, and concurrent writers write the same values.
 #[repr(C)]
 pub struct Small {
-    /// `pow[SMALL - k]` = H^k for `k <= len`; zero above.
-    pow: [u128; SMALL],
+    /// Words `WORDS * (SMALL - k)..` hold H^k, least significant first, for `k <= len`;
+    /// zero above.
+    w: [Word; WORDS * SMALL],
 }
 
 impl Small {
@@ -48,35 +71,47 @@ impl Small {
     #[inline]
     pub fn new(powers: &[u128]) -> Self {
         assert!((1..=SMALL).contains(&powers.len()));
-        let mut pow = [0; SMALL];
+        let s = Self {
+            w: core::array::from_fn(|_| Word::new(0)),
+        };
         for (k, &v) in powers.iter().enumerate() {
-            pow[SMALL - 1 - k] = v;
+            s.set(k + 1, v);
         }
-        Self { pow }
+        s
     }
 
     /// H^k, `1 <= k <= SMALL` (zero if not computed).
     #[inline]
     pub fn get(&self, k: usize) -> u128 {
-        self.pow[SMALL - k]
+        let at = WORDS * (SMALL - k);
+        self.w[at..at + WORDS].iter().enumerate().fold(0, |v, (i, w)| {
+            v | (u128::from(w.load(Relaxed)) << (i as u32 * Plain::BITS))
+        })
     }
 
-    /// The `n` powers H^n..H^1 (`n <= SMALL`), in the order the blocks use them.
+    /// Stores H^k, `1 <= k <= SMALL`.
     #[inline]
-    pub fn tail(&self, n: usize) -> &[u128] {
-        &self.pow[SMALL - n..]
+    pub fn set(&self, k: usize, v: u128) {
+        let at = WORDS * (SMALL - k);
+        for (i, w) in self.w[at..at + WORDS].iter().enumerate() {
+            w.store((v >> (i as u32 * Plain::BITS)) as Plain, Relaxed);
+        }
     }
 
-    /// All of them, H^SMALL first.
+    /// A copy (relaxed loads of every word).
     #[inline]
-    pub fn all(&self) -> &[u128; SMALL] {
-        &self.pow
+    pub fn copy(&self) -> Self {
+        Self {
+            w: core::array::from_fn(|i| Word::new(self.w[i].load(Relaxed))),
+        }
     }
 
     /// Wipes the table (for `Drop` with the `zeroize` feature).
     #[cfg(feature = "zeroize")]
     pub(crate) fn wipe(&mut self) {
-        zeroize::Zeroize::zeroize(&mut self.pow);
+        for w in &mut self.w {
+            zeroize::Zeroize::zeroize(w.get_mut());
+        }
     }
 }
 

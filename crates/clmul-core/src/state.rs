@@ -19,6 +19,8 @@
 //!   `polyval` 0.7 keeps 160), so that creating, cloning and moving one is a few register
 //!   copies.
 
+use core::sync::atomic::{AtomicU8, Ordering};
+
 use crate::powers::{SMALL, Small};
 use crate::{Backend, soft};
 
@@ -81,13 +83,13 @@ fn pad_block(rest: &[u8]) -> [u8; 16] {
 /// The state has no implicit padding (checked below): every byte is a field written at
 /// construction, so a move never carries stale, possibly key-derived stack bytes along in
 /// bytes that its destructor does not own.
-#[derive(Clone)]
 #[repr(C)]
 pub struct Hasher<const GHASH: bool> {
     small: Small,
     acc: u128,
-    /// H^1..H^len are in `small`: 1 or 4 ([`SMALL`]).
-    len: u8,
+    /// H^1..H^len are in `small`: 1 or 4 ([`SMALL`]). Raised to 4 after the powers are
+    /// stored (release), read before they are (acquire) where the state is shared.
+    len: AtomicU8,
     /// Only ever set to a backend whose `is_available()` returned true.
     backend: Backend,
     /// GHASH in its own bit order on the 512-bit backend (see [`Self::natural`]).
@@ -123,16 +125,14 @@ impl<const GHASH: bool> Hasher<GHASH> {
         backend.is_available().then(|| Self::build(h, backend))
     }
 
-    /// A state on `backend` if this CPU runs it, else on the detected one; the initial
-    /// accumulator (as [`Hasher::set_state`] reads it) is `state`.
+    /// A state on the detected backend, or on the portable one if `portable` (a build that
+    /// forces it); the initial accumulator (as [`Hasher::set_state`] reads it) is `state`.
     #[inline]
-    pub fn with_backend_or_detected(h: &[u8; 16], backend: Backend, state: &[u8; 16]) -> Self {
-        let detected = Backend::detect();
-        // The detected backend (one atomic load) is available; another one is checked.
-        let backend = if backend == detected || backend.is_available() {
-            backend
+    pub fn with_state(h: &[u8; 16], portable: bool, state: &[u8; 16]) -> Self {
+        let backend = if portable {
+            Backend::Portable
         } else {
-            detected
+            Backend::detect()
         };
         let mut s = Self::build(h, backend);
         s.set_state(state);
@@ -185,7 +185,7 @@ impl<const GHASH: bool> Hasher<GHASH> {
         Self {
             small: Small::new(&[h]),
             acc: 0,
-            len: 1,
+            len: AtomicU8::new(1),
             backend,
             natural,
             _pad: [0; PAD],
@@ -207,8 +207,8 @@ impl<const GHASH: bool> Hasher<GHASH> {
         kernel::<GHASH>(
             self.backend,
             self.natural,
-            &mut self.small,
-            &mut self.len,
+            &self.small,
+            self.len.get_mut(),
             &mut self.acc,
             blocks,
         );
@@ -218,7 +218,22 @@ impl<const GHASH: bool> Hasher<GHASH> {
     /// update of two blocks or more: for a key that hashes many messages through clones or
     /// [`Self::update_detached`].
     pub fn precompute(&mut self) {
-        keep_powers::<GHASH>(self.backend, self.natural, &mut self.small, &mut self.len);
+        self.share_powers();
+    }
+
+    /// Computes and keeps H^2..H^4 unless the state has them, through `&self`: what `clone`
+    /// and `update_detached` do first, so that a keyed state cloned (or shared) per message
+    /// computes them once, not once per message. Concurrent calls store the same values; the
+    /// count is raised after the powers are stored.
+    fn share_powers(&self) {
+        if usize::from(self.len.load(Ordering::Acquire)) >= SMALL {
+            return;
+        }
+        let p = powers4::<GHASH>(self.backend, self.natural, self.small.get(1));
+        for (k, &v) in p.iter().enumerate().skip(1) {
+            self.small.set(k + 1, v);
+        }
+        self.len.store(SMALL as u8, Ordering::Release);
     }
 
     /// The full table of [`crate::POWERS`] powers for the fused AES-GCM kernels, computed with
@@ -243,13 +258,16 @@ impl<const GHASH: bool> Hasher<GHASH> {
     pub fn update_detached(&self, acc: &mut [u8; 16], blocks: &[[u8; 16]]) {
         let mut a = self.acc_of_bytes(acc);
         if !blocks.is_empty() {
-            // A copy of the kept powers: whatever is computed beyond them is used for this call
-            // only.
-            let (mut small, mut len) = (self.small, self.len);
+            // Powers computed here are kept in the shared state (H^2..H^4) or used for this
+            // call only (the wider strides').
+            if blocks.len() > 1 {
+                self.share_powers();
+            }
+            let mut len = self.len.load(Ordering::Acquire);
             kernel::<GHASH>(
                 self.backend,
                 self.natural,
-                &mut small,
+                &self.small,
                 &mut len,
                 &mut a,
                 blocks,
@@ -319,26 +337,11 @@ impl<const GHASH: bool> Hasher<GHASH> {
     }
 }
 
-/// The smallest update (in blocks) for which `backend` computes and keeps H^2..H^4.
-#[inline]
-fn powers_from(backend: Backend) -> usize {
-    if backend == Backend::Portable {
-        PORTABLE_POWERS_FROM
-    } else {
-        2
-    }
-}
-
-/// Computes and keeps H^2..H^4 from the kept H (in GHASH's natural bit order if `natural`),
-/// unless the state has them.
-#[inline(never)]
-fn keep_powers<const GHASH: bool>(backend: Backend, natural: bool, small: &mut Small, len: &mut u8) {
+/// [H, H^2, H^3, H^4] from `h` with `backend`'s multiplies (in GHASH's natural bit order if
+/// `natural`).
+fn powers4<const GHASH: bool>(backend: Backend, natural: bool, h: u128) -> [u128; 4] {
     let _ = natural;
-    if usize::from(*len) >= SMALL {
-        return;
-    }
-    let h = small.get(1);
-    let p = match backend {
+    match backend {
         #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
         // SAFETY: `backend` is only stored after `is_available()` confirmed the CPU has every
         // feature this kernel is compiled with.
@@ -354,9 +357,7 @@ fn keep_powers<const GHASH: bool>(backend: Backend, natural: bool, small: &mut S
         // SAFETY: as above, detection of the PMULL tier's features succeeded.
         Backend::Pmull => unsafe { crate::aarch64::pmull::powers4(h) },
         _ => crate::portable::powers4(h),
-    };
-    *small = Small::new(&p);
-    *len = SMALL as u8;
+    }
 }
 
 /// All [`crate::POWERS`] powers of `h` with `backend`'s multiplies.
@@ -365,16 +366,16 @@ fn full_key(backend: Backend, h: u128) -> crate::powers::Key {
     key.set(1, h);
     match backend {
         #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
-        // SAFETY: as in `keep_powers`.
+        // SAFETY: as in `powers4`.
         Backend::Pclmul => unsafe { crate::x86::pclmul::fill_key(&mut key) },
         #[cfg(target_arch = "x86_64")]
-        // SAFETY: as in `keep_powers`.
+        // SAFETY: as in `powers4`.
         Backend::Avx2 => unsafe { crate::x86::avx2::fill_key(&mut key) },
         #[cfg(target_arch = "x86_64")]
-        // SAFETY: as in `keep_powers`.
+        // SAFETY: as in `powers4`.
         Backend::Avx512 => unsafe { crate::x86::avx512::fill_key(&mut key) },
         #[cfg(target_arch = "aarch64")]
-        // SAFETY: as in `keep_powers`.
+        // SAFETY: as in `powers4`.
         Backend::Pmull => unsafe { crate::aarch64::pmull::fill_key(&mut key) },
         _ => key.fill_with(1, soft::dot),
     }
@@ -382,22 +383,18 @@ fn full_key(backend: Backend, h: u128) -> crate::powers::Key {
 }
 
 /// Runs the backend's kernel over `blocks` with the kept powers H^1..H^len (in GHASH's natural
-/// bit order if `natural`), first computing and keeping H^2..H^4 if the input is long enough
-/// to use them ([`powers_from`]).
+/// bit order if `natural`); the kernel computes and keeps H^2..H^4 if the input is long
+/// enough to use them (two blocks, or [`PORTABLE_POWERS_FROM`] on the portable backend).
 #[inline]
 fn kernel<const GHASH: bool>(
     backend: Backend,
     natural: bool,
-    small: &mut Small,
+    small: &Small,
     len: &mut u8,
     acc: &mut u128,
     blocks: &[[u8; 16]],
 ) {
     let _ = natural;
-    if usize::from(*len) < SMALL && blocks.len() >= powers_from(backend) {
-        keep_powers::<GHASH>(backend, natural, small, len);
-    }
-    let (small, len) = (&*small, *len);
     match backend {
         Backend::Portable => crate::portable::update::<GHASH>(small, len, acc, blocks),
         #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
@@ -426,6 +423,23 @@ fn kernel<const GHASH: bool>(
         Backend::Pmull => unsafe {
             crate::aarch64::pmull::update_small::<GHASH>(small, len, acc, blocks)
         },
+    }
+}
+
+impl<const GHASH: bool> Clone for Hasher<GHASH> {
+    /// A copy of the state; H^2..H^4 are computed and kept in `self` first if it holds H
+    /// alone, so that a keyed state cloned per message computes them once.
+    fn clone(&self) -> Self {
+        // Afterwards `self` holds H^1..H^4, whichever thread stored them.
+        self.share_powers();
+        Self {
+            small: self.small.copy(),
+            acc: self.acc,
+            len: AtomicU8::new(SMALL as u8),
+            backend: self.backend,
+            natural: self.natural,
+            _pad: [0; PAD],
+        }
     }
 }
 

@@ -314,6 +314,57 @@ fn states_move_between_threads() {
     }
 }
 
+/// A fresh keyed state (H alone) shared by reference between threads, each cloning it and
+/// hashing its own message or hashing through `update_detached` at the same time: the first
+/// `clone`/`update_detached` stores H^2..H^4 into the shared state while others may read it.
+/// Every result equals the portable backend's, the clones are equal to clones taken after the
+/// powers settled, and the shared state itself still hashes as a fresh one.
+#[test]
+fn shared_state_clones_and_detached_updates_race() {
+    let mut r = rng(25);
+    let rounds = if cfg!(miri) { 1 } else { 20 };
+    let lens: Vec<usize> = vec![16, 17, 48, 64, 65, 130, 512, 4100];
+    for round in 0..rounds {
+        let key: [u8; 16] = r.random();
+        let data = random_bytes(&mut r, 4100);
+        let want: Vec<_> = lens
+            .iter()
+            .map(|&n| {
+                (
+                    hash::<false>(Backend::Portable, &key, &data[..n]),
+                    hash::<true>(Backend::Portable, &key, &data[..n]),
+                )
+            })
+            .collect();
+        for b in backends() {
+            let p = Polyval::with_backend(&key, b).unwrap();
+            let g = Ghash::with_backend(&key, b).unwrap();
+            std::thread::scope(|s| {
+                for (i, &n) in lens.iter().enumerate() {
+                    let (p, g, data, want) = (&p, &g, &data, &want);
+                    s.spawn(move || {
+                        let mut cp = p.clone();
+                        cp.update_padded(&data[..n]);
+                        let mut acc = [0u8; 16];
+                        g.update_detached_padded(&mut acc, &data[..n]);
+                        let mut cg = g.clone();
+                        cg.update_padded(&data[..n]);
+                        let ctx = format!("{b} round {round}: {n} bytes");
+                        assert_eq!(cp.finalize(), want[i].0, "polyval clone, {ctx}");
+                        assert_eq!(acc, want[i].1, "ghash detached, {ctx}");
+                        assert_eq!(cg.finalize(), want[i].1, "ghash clone, {ctx}");
+                    });
+                }
+            });
+            let (mut p, mut g) = (p, g);
+            p.update_padded(&data);
+            g.update_padded(&data);
+            assert_eq!(p.finalize(), hash::<false>(Backend::Portable, &key, &data), "{b}");
+            assert_eq!(g.finalize(), hash::<true>(Backend::Portable, &key, &data), "{b}");
+        }
+    }
+}
+
 /// GHASH on the 512-bit backend in both of its domains (byte-reflected POLYVAL, and GHASH's
 /// own bit order, which runs on Intel's cores), whichever this CPU prefers: every length, split
 /// updates, clones at each stage of the kept powers, `set_state`/`finalize` round trips and

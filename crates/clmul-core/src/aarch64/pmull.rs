@@ -117,22 +117,6 @@ crate::target_tier! {
         to_u128(dot(load_u128(&a), load_u128(&b)))
     }
 
-    /// Hashes `blocks` against `pow` (`pow.len() == blocks.len()`), computing each power's
-    /// Karatsuba middle as it goes, the first block plus `y`; reduced.
-    #[inline]
-    fn run_small<const GHASH: bool>(y: uint64x2_t, blocks: &[[u8; 16]], pow: &[u128]) -> uint64x2_t {
-        let zero = vdupq_n_u64(0);
-        let mut acc = Acc { lo: zero, mid: zero, hi: zero };
-        let mut first = y;
-        for (b, h) in blocks.iter().zip(pow) {
-            let x = veorq_u64(load::<GHASH>(b), first);
-            first = zero;
-            let h = load_u128(h);
-            mul_acc(&mut acc, x, h, veorq_u64(h, swap(h)));
-        }
-        reduce(acc)
-    }
-
     /// Hashes `blocks` against the powers in registers (`pw.len() == blocks.len()`, `px` their
     /// middles), the first block plus `y`; reduced.
     #[inline]
@@ -153,39 +137,68 @@ crate::target_tier! {
     fn dot(a: uint64x2_t, b: uint64x2_t) -> uint64x2_t {
         let zero = vdupq_n_u64(0);
         let mut acc = Acc { lo: zero, mid: zero, hi: zero };
-        mul_acc(&mut acc, a, b, veorq_u64(b, swap(b)));
+        mul_acc(&mut acc, a, b, middle(b));
         reduce(acc)
     }
 
-    /// H^8..H^1 (highest first) and their middles, from a state's kept H^4..H^1: H^8..H^5 as
-    /// four independent products with H^4.
+    /// The Karatsuba middle of a power (`lo ^ hi` in both halves).
     #[inline]
-    fn powers8(small: &Small) -> ([uint64x2_t; STRIDE], [uint64x2_t; STRIDE]) {
-        let kept: [uint64x2_t; SMALL] = core::array::from_fn(|i| load_u128(&small.all()[i]));
+    fn middle(h: uint64x2_t) -> uint64x2_t {
+        veorq_u64(h, swap(h))
+    }
+
+    /// A state's H^4..H^1 (highest first) in registers: loaded if kept, else computed from H
+    /// (H^2, then H^3 and H^4 side by side) and kept, `len` raised to 4.
+    #[inline]
+    fn kept4(small: &Small, len: &mut u8) -> [uint64x2_t; SMALL] {
+        if usize::from(*len) >= SMALL {
+            return core::array::from_fn(|i| load_u128(&small.get(SMALL - i)));
+        }
+        let h = load_u128(&small.get(1));
+        let h2 = dot(h, h);
+        let pw = [dot(h2, h2), dot(h2, h), h2, h];
+        for (i, &v) in pw.iter().enumerate().take(SMALL - 1) {
+            small.set(SMALL - i, to_u128(v));
+        }
+        *len = SMALL as u8;
+        pw
+    }
+
+    /// H^8..H^1 (highest first) and their middles, from H^4..H^1: H^8..H^5 as four
+    /// independent products with H^4.
+    #[inline]
+    fn powers8(kept: &[uint64x2_t; SMALL]) -> ([uint64x2_t; STRIDE], [uint64x2_t; STRIDE]) {
         let h4 = kept[0];
         let pw: [uint64x2_t; STRIDE] =
             core::array::from_fn(|i| if i < 4 { dot(kept[i], h4) } else { kept[i - 4] });
-        (pw, pw.map(|h| veorq_u64(h, swap(h))))
+        (pw, pw.map(|h| middle(h)))
     }
 
-    /// Absorbs `blocks` into `acc` with a keyed state's powers H^1..H^len (`len` 1 or 4, and
-    /// 4 for more than one block): up to four blocks against the kept powers, longer inputs in
-    /// strides of 8 against H^8..H^1, H^8..H^5 computed for the call ([`powers8`]).
-    pub fn update_small<const GHASH: bool>(small: &Small, len: u8, acc: &mut u128, blocks: &[[u8; 16]]) {
+    /// Absorbs `blocks` into `acc` with a keyed state's powers H^1..H^len (`len` 1 or 4): one
+    /// block against H; more against H^4..H^1, computed and kept first if the state holds H
+    /// alone ([`kept4`]); more than four in strides of 8 against H^8..H^1, H^8..H^5 computed
+    /// for the call ([`powers8`]).
+    pub fn update_small<const GHASH: bool>(small: &Small, len: &mut u8, acc: &mut u128, blocks: &[[u8; 16]]) {
         let n = blocks.len();
-        assert!(n <= 1 || usize::from(len) >= SMALL, "H^2..H^4 are kept before a longer update");
         let mut y = load_u128(acc);
-        if n <= SMALL {
-            y = run_small::<GHASH>(y, blocks, small.tail(n));
+        if n <= 1 {
+            let h = load_u128(&small.get(1));
+            y = run_regs::<GHASH>(y, blocks, &[h], &[middle(h)]);
         } else {
-            let (pw, px) = powers8(small);
-            let (chunks, tail) = blocks.as_chunks::<STRIDE>();
-            for c in chunks {
-                y = run_regs::<GHASH>(y, c, &pw, &px);
-            }
-            if !tail.is_empty() {
-                let k = STRIDE - tail.len();
-                y = run_regs::<GHASH>(y, tail, &pw[k..], &px[k..]);
+            let kept = kept4(small, len);
+            if n <= SMALL {
+                let k = SMALL - n;
+                y = run_regs::<GHASH>(y, blocks, &kept[k..], &kept.map(|h| middle(h))[k..]);
+            } else {
+                let (pw, px) = powers8(&kept);
+                let (chunks, tail) = blocks.as_chunks::<STRIDE>();
+                for c in chunks {
+                    y = run_regs::<GHASH>(y, c, &pw, &px);
+                }
+                if !tail.is_empty() {
+                    let k = STRIDE - tail.len();
+                    y = run_regs::<GHASH>(y, tail, &pw[k..], &px[k..]);
+                }
             }
         }
         *acc = to_u128(y);

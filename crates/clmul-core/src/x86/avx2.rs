@@ -128,19 +128,10 @@ crate::target_tier! {
         core::array::from_fn(|i| if i < G { mul_pow(pw[i], top, topx) } else { pw[i - G] })
     }
 
-    /// Two of a keyed state's kept powers, in 8-byte pieces ([`pclmul::load_state`]; see
-    /// also the AVX-512 backend's `load_kept`).
+    /// H^4..H^1 (highest first, one per register) as two registers of two.
     #[inline]
-    fn load_kept(p: &[u128; 2]) -> __m256i {
-        let (lo, hi) = (pclmul::load_state(&p[0]), pclmul::load_state(&p[1]));
-        _mm256_inserti128_si256::<1>(_mm256_castsi128_si256(lo), hi)
-    }
-
-    /// H^4..H^1 in two registers from a state's kept powers.
-    #[inline]
-    fn regs4(small: &Small) -> [__m256i; 2] {
-        let (pairs, _) = small.all().as_chunks::<2>();
-        [load_kept(&pairs[0]), load_kept(&pairs[1])]
+    fn pairs(kept: &[__m128i; SMALL]) -> [__m256i; 2] {
+        [_mm256_set_m128i(kept[1], kept[0]), _mm256_set_m128i(kept[3], kept[2])]
     }
 
     /// Hashes `blocks` (1 to 2G), `y` added to the first block, against the powers in
@@ -180,18 +171,17 @@ crate::target_tier! {
         y
     }
 
-    /// Absorbs `blocks` into `acc` with a keyed state's powers H^1..H^len (`len` 1 or 4, and
-    /// 4 for more than one block): up to four blocks with 128-bit multiplies (shorter latency);
+    /// Absorbs `blocks` into `acc` with a keyed state's powers H^1..H^len (`len` 1 or 4): up
+    /// to four blocks with 128-bit multiplies ([`pclmul::update_small`], shorter latency);
     /// longer inputs in strides of 8, or from 32 blocks on 16, against powers computed for the
-    /// call from the kept H^4..H^1 (H^8..H^5 in two multiplies by H^4, H^16..H^9 in four by
-    /// H^8).
-    pub fn update_small<const GHASH: bool>(small: &Small, len: u8, acc: &mut u128, blocks: &[[u8; 16]]) {
+    /// call from H^4..H^1 (kept, or computed and kept first: [`pclmul::kept4`]): H^8..H^5 in
+    /// two multiplies by H^4, H^16..H^9 in four by H^8.
+    pub fn update_small<const GHASH: bool>(small: &Small, len: &mut u8, acc: &mut u128, blocks: &[[u8; 16]]) {
         if blocks.len() <= SMALL {
             return pclmul::update_small::<GHASH>(small, len, acc, blocks);
         }
-        assert!(usize::from(len) >= SMALL, "H^2..H^4 are kept before a longer update");
         let mut y = pclmul::load_state(acc);
-        let r8 = doubled::<2, 4>(&regs4(small));
+        let r8 = doubled::<2, 4>(&pairs(&pclmul::kept4(small, len, |a, b| pclmul::dot(a, b))));
         y = if blocks.len() < 32 {
             strides_regs::<GHASH, 4, 8>(y, blocks, &r8)
         } else {
@@ -219,8 +209,8 @@ crate::target_tier! {
     /// Fills all of `key` from its H^1: H^2..H^4, then H^5..H^32 in doubling rounds of whole
     /// registers (two, four and eight 256-bit multiplies).
     pub fn fill_key(key: &mut Key) {
-        let small = Small::new(&powers4(key.get(1)));
-        let r8 = doubled::<2, 4>(&regs4(&small));
+        let p = powers4(key.get(1));
+        let r8 = doubled::<2, 4>(&pairs(&[3, 2, 1, 0].map(|i| pclmul::from_u128(p[i]))));
         let r32 = doubled::<8, 16>(&doubled::<4, 8>(&r8));
         let rx = middles(&r32);
         let (pow, _) = key.pow.as_chunks_mut::<2>();

@@ -103,18 +103,13 @@ crate::target_tier! {
         unsafe { _mm512_loadu_si512(p.as_ptr().cast()) }
     }
 
-    /// Loads a keyed state's four kept powers in 8-byte pieces ([`pclmul::load_state`]): a
-    /// state just created, cloned or moved was written by stores of 8 or 16 bytes, which a
-    /// 64-byte load spans several of; it then cannot take its bytes from the stores in flight
-    /// and waits for them (measured on Zen 4 when states were copied by `memcpy`: a clone's
-    /// first 8-block update, 35 ns instead of 15). Each 8-byte piece lies within one store.
+    /// H^4..H^1 (highest first, one per register) in one register.
     #[inline]
-    fn load_kept(p: &[u128; 4]) -> __m512i {
-        let q = |i: usize| pclmul::load_state(&p[i]);
-        let v = _mm512_castsi128_si512(q(0));
-        let v = _mm512_inserti32x4::<1>(v, q(1));
-        let v = _mm512_inserti32x4::<2>(v, q(2));
-        _mm512_inserti32x4::<3>(v, q(3))
+    fn quad(kept: &[__m128i; SMALL]) -> __m512i {
+        let v = _mm512_castsi128_si512(kept[0]);
+        let v = _mm512_inserti32x4::<1>(v, kept[1]);
+        let v = _mm512_inserti32x4::<2>(v, kept[2]);
+        _mm512_inserti32x4::<3>(v, kept[3])
     }
 
     /// Swaps the 64-bit halves of every lane.
@@ -356,12 +351,6 @@ crate::target_tier! {
         core::array::from_fn(|i| if i < G { mul_pow::<D>(pw[i], top, topx) } else { pw[i - G] })
     }
 
-    /// H^4..H^1 in one register from a state's kept powers.
-    #[inline]
-    fn regs4(small: &Small) -> [__m512i; 1] {
-        [load_kept(small.all())]
-    }
-
     /// Hashes `blocks` (1 to 4G) in the state's domain, `y` added to the first block, against
     /// the powers in registers (`pw[g]` = H^(4(G-g))..H^(4(G-g)-3), `px` their middles);
     /// reduced.
@@ -407,13 +396,13 @@ crate::target_tier! {
         y
     }
 
-    /// Up to four blocks on 128-bit multiplies against the kept H^n..H^1, in the state's
-    /// domain; `y` added to the first block; reduced.
+    /// Up to four blocks on 128-bit multiplies against H^n..H^1 (`pw`, highest first), in the
+    /// state's domain; `y` added to the first block; reduced.
     #[inline]
-    fn run_xmm<const D: u8>(y: __m128i, blocks: &[[u8; 16]], small: &Small) -> __m128i {
+    fn run_xmm<const D: u8>(y: __m128i, blocks: &[[u8; 16]], pw: &[__m128i]) -> __m128i {
         let mut acc = pclmul::acc_zero();
         let mut first = y;
-        for (b, h) in blocks.iter().zip(small.tail(blocks.len())) {
+        for (b, &h) in blocks.iter().zip(&pw[pw.len() - blocks.len()..]) {
             let x = pclmul::load::<false>(b);
             let x = match D {
                 GHASH_REFLECTED => _mm_shuffle_epi8(x, pclmul::bswap_mask()),
@@ -422,40 +411,52 @@ crate::target_tier! {
             };
             let x = _mm_xor_si128(x, first);
             first = _mm_setzero_si128();
-            let h = pclmul::load_state(h);
-            pclmul::mul_acc(&mut acc, x, h, _mm_xor_si128(h, _mm_shuffle_epi32::<0x4e>(h)));
+            pclmul::mul_acc(&mut acc, x, h, pclmul::middle(h));
         }
         reduce_d::<D>(acc)
     }
 
-    /// Absorbs `blocks` into `acc` with a keyed state's powers H^1..H^len (`len` 1 or 4, and 4
-    /// for more than one block): up to four blocks with 128-bit multiplies (shorter latency);
-    /// longer inputs against powers computed in registers for the call from the kept
-    /// H^4..H^1, in doubling rounds (each new register of four powers one multiply): up to 31
-    /// blocks in strides of 8 (H^8..H^5, one multiply), up to 255 in strides of 16 (H^16..H^9,
-    /// two more), longer ones in strides of 32 (H^32..H^17, four more).
+    /// Absorbs `blocks` into `acc` with a keyed state's powers H^1..H^len (`len` 1 or 4): up
+    /// to four blocks with 128-bit multiplies (shorter latency; in POLYVAL's domain the
+    /// PCLMULQDQ backend's [`pclmul::update_small`], which is where a short message spends no
+    /// time setting up 512-bit registers); longer inputs against powers computed in registers
+    /// for the call from H^4..H^1 (kept, or computed and kept first: [`pclmul::kept4`]), in
+    /// doubling rounds (each new register of four powers one multiply): up to 31 blocks in
+    /// strides of 8 (H^8..H^5, one multiply), up to 255 in strides of 16 (H^16..H^9, two
+    /// more), longer ones in strides of 32 (H^32..H^17, four more).
     ///
     /// `D` is the state's domain. In [`GHASH_NATURAL`] the blocks, the kept powers and the
     /// running hash are GHASH's polynomials in natural bit order (see [`bitrev_bytes512`]), and
     /// `acc` holds the hash as its bytes are output (each byte's bits reversed once more), so
     /// that the keyed state reads and writes it as plain bytes.
-    pub fn update_small<const D: u8>(small: &Small, len: u8, acc: &mut u128, blocks: &[[u8; 16]]) {
+    pub fn update_small<const D: u8>(small: &Small, len: &mut u8, acc: &mut u128, blocks: &[[u8; 16]]) {
         let n = blocks.len();
-        assert!(n <= 1 || usize::from(len) >= SMALL, "H^2..H^4 are kept before a longer update");
+        if n <= SMALL && D != GHASH_NATURAL {
+            return if D == GHASH_REFLECTED {
+                pclmul::update_small::<true>(small, len, acc, blocks)
+            } else {
+                pclmul::update_small::<false>(small, len, acc, blocks)
+            };
+        }
         let y = pclmul::load_state(acc);
         let mut y = if D == GHASH_NATURAL { bitrev_bytes(y) } else { y };
-        y = if n <= SMALL {
-            run_xmm::<D>(y, blocks, small)
+        y = if n <= 1 {
+            run_xmm::<D>(y, blocks, &[pclmul::from_u128(small.get(1))])
         } else {
-            let r8 = doubled::<D, 1, 2>(&regs4(small));
-            if n < 32 {
-                strides_regs::<D, 2, 8>(y, blocks, &r8)
+            let kept = pclmul::kept4(small, len, |a, b| dot_d::<D>(a, b));
+            if n <= SMALL {
+                run_xmm::<D>(y, blocks, &kept)
             } else {
-                let r16 = doubled::<D, 2, 4>(&r8);
-                if n < WIDE_FROM {
-                    strides_regs::<D, 4, 16>(y, blocks, &r16)
+                let r8 = doubled::<D, 1, 2>(&[quad(&kept)]);
+                if n < 32 {
+                    strides_regs::<D, 2, 8>(y, blocks, &r8)
                 } else {
-                    strides_regs::<D, 8, 32>(y, blocks, &doubled::<D, 4, 8>(&r16))
+                    let r16 = doubled::<D, 2, 4>(&r8);
+                    if n < WIDE_FROM {
+                        strides_regs::<D, 4, 16>(y, blocks, &r16)
+                    } else {
+                        strides_regs::<D, 8, 32>(y, blocks, &doubled::<D, 4, 8>(&r16))
+                    }
                 }
             }
         };
@@ -478,8 +479,8 @@ crate::target_tier! {
     /// Fills all of `key` from its H^1: H^2..H^4, then H^5..H^32 in three doubling rounds of
     /// whole registers (one, two and four 512-bit multiplies).
     pub fn fill_key(key: &mut Key) {
-        let small = Small::new(&super::avx2::powers4(key.get(1)));
-        let r8 = doubled::<POLYVAL, 1, 2>(&regs4(&small));
+        let p = super::avx2::powers4(key.get(1));
+        let r8 = doubled::<POLYVAL, 1, 2>(&[quad(&[3, 2, 1, 0].map(|i| pclmul::from_u128(p[i])))]);
         let r32 = doubled::<POLYVAL, 4, 8>(&doubled::<POLYVAL, 2, 4>(&r8));
         let rx = middles(&r32);
         let (pow, _) = key.pow.as_chunks_mut::<4>();

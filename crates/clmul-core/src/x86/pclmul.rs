@@ -77,6 +77,14 @@ crate::target_tier! {
         _mm_set_epi64x((v >> 64) as i64, v as i64)
     }
 
+    /// A register as a `u128`.
+    #[inline]
+    pub fn to_u128(v: __m128i) -> u128 {
+        let mut out = 0;
+        store_u128(&mut out, v);
+        out
+    }
+
     /// Stores a register to a `u128`.
     #[inline]
     pub fn store_u128(out: &mut u128, v: __m128i) {
@@ -158,21 +166,6 @@ crate::target_tier! {
         store_u128(acc, y);
     }
 
-    /// Hashes `blocks` against `pow` (`pow.len() == blocks.len()`), computing each power's
-    /// Karatsuba middle as it goes, the first block plus `y`; returns the reduced result.
-    #[inline]
-    fn run_small<const GHASH: bool>(y: __m128i, blocks: &[[u8; 16]], pow: &[u128]) -> __m128i {
-        let mut acc = acc_zero();
-        let mut first = y;
-        for (b, h) in blocks.iter().zip(pow) {
-            let x = _mm_xor_si128(load::<GHASH>(b), first);
-            first = _mm_setzero_si128();
-            let h = load_state(h);
-            mul_acc(&mut acc, x, h, _mm_xor_si128(h, _mm_shuffle_epi32::<0x4e>(h)));
-        }
-        reduce(acc)
-    }
-
     /// Hashes `blocks` against the powers in registers (`pw.len() == blocks.len()`, `px` their
     /// middles), the first block plus `y`; returns the reduced result.
     #[inline]
@@ -187,35 +180,65 @@ crate::target_tier! {
         reduce(acc)
     }
 
-    /// H^8..H^1 (highest first) and their middles, from a state's kept H^4..H^1: H^8..H^5 as
-    /// four independent products with H^4.
+    /// The Karatsuba middle of a power (`lo ^ hi` in both halves).
     #[inline]
-    fn powers8(small: &Small) -> ([__m128i; STRIDE], [__m128i; STRIDE]) {
-        let kept: [__m128i; SMALL] = core::array::from_fn(|i| load_state(&small.all()[i]));
+    pub fn middle(h: __m128i) -> __m128i {
+        _mm_xor_si128(h, _mm_shuffle_epi32::<0x4e>(h))
+    }
+
+    /// A state's H^4..H^1 (highest first) in registers: loaded if kept, else computed from H
+    /// with `mul` (H^2, then H^3 and H^4 side by side) and kept, `len` raised to 4. The
+    /// stores are off the caller's critical path, which goes on with the registers.
+    #[inline]
+    pub fn kept4(small: &Small, len: &mut u8, mul: impl Fn(__m128i, __m128i) -> __m128i) -> [__m128i; SMALL] {
+        if usize::from(*len) >= SMALL {
+            return core::array::from_fn(|i| from_u128(small.get(SMALL - i)));
+        }
+        let h = from_u128(small.get(1));
+        let h2 = mul(h, h);
+        let pw = [mul(h2, h2), mul(h2, h), h2, h];
+        for (i, &v) in pw.iter().enumerate().take(SMALL - 1) {
+            small.set(SMALL - i, to_u128(v));
+        }
+        *len = SMALL as u8;
+        pw
+    }
+
+    /// H^8..H^1 (highest first) and their middles, from H^4..H^1: H^8..H^5 as four
+    /// independent products with H^4.
+    #[inline]
+    fn powers8(kept: &[__m128i; SMALL]) -> ([__m128i; STRIDE], [__m128i; STRIDE]) {
         let h4 = kept[0];
         let pw: [__m128i; STRIDE] =
             core::array::from_fn(|i| if i < 4 { dot(kept[i], h4) } else { kept[i - 4] });
-        (pw, pw.map(|h| _mm_xor_si128(h, _mm_shuffle_epi32::<0x4e>(h))))
+        (pw, pw.map(|h| middle(h)))
     }
 
-    /// Absorbs `blocks` into `acc` with a keyed state's powers H^1..H^len (`len` 1 or 4, and
-    /// 4 for more than one block): up to four blocks against the kept powers, longer inputs in
-    /// strides of 8 against H^8..H^1, H^8..H^5 computed for the call ([`powers8`]).
-    pub fn update_small<const GHASH: bool>(small: &Small, len: u8, acc: &mut u128, blocks: &[[u8; 16]]) {
+    /// Absorbs `blocks` into `acc` with a keyed state's powers H^1..H^len (`len` 1 or 4): one
+    /// block against H; more against H^4..H^1, computed and kept first if the state holds H
+    /// alone ([`kept4`]); more than four in strides of 8 against H^8..H^1, H^8..H^5 computed
+    /// for the call ([`powers8`]).
+    pub fn update_small<const GHASH: bool>(small: &Small, len: &mut u8, acc: &mut u128, blocks: &[[u8; 16]]) {
         let n = blocks.len();
-        assert!(n <= 1 || usize::from(len) >= SMALL, "H^2..H^4 are kept before a longer update");
         let mut y = load_state(acc);
-        if n <= SMALL {
-            y = run_small::<GHASH>(y, blocks, small.tail(n));
+        if n <= 1 {
+            let h = from_u128(small.get(1));
+            y = run_regs::<GHASH>(y, blocks, &[h], &[middle(h)]);
         } else {
-            let (pw, px) = powers8(small);
-            let (chunks, tail) = blocks.as_chunks::<STRIDE>();
-            for c in chunks {
-                y = run_regs::<GHASH>(y, c, &pw, &px);
-            }
-            if !tail.is_empty() {
-                let k = STRIDE - tail.len();
-                y = run_regs::<GHASH>(y, tail, &pw[k..], &px[k..]);
+            let kept = kept4(small, len, |a, b| dot(a, b));
+            if n <= SMALL {
+                let k = SMALL - n;
+                y = run_regs::<GHASH>(y, blocks, &kept[k..], &kept.map(|h| middle(h))[k..]);
+            } else {
+                let (pw, px) = powers8(&kept);
+                let (chunks, tail) = blocks.as_chunks::<STRIDE>();
+                for c in chunks {
+                    y = run_regs::<GHASH>(y, c, &pw, &px);
+                }
+                if !tail.is_empty() {
+                    let k = STRIDE - tail.len();
+                    y = run_regs::<GHASH>(y, tail, &pw[k..], &px[k..]);
+                }
             }
         }
         store_u128(acc, y);
