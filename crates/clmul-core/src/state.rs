@@ -395,6 +395,15 @@ fn kernel<const GHASH: bool>(
     blocks: &[[u8; 16]],
 ) {
     let _ = natural;
+    #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+    if blocks.len() <= SMALL && backend != Backend::Portable && !natural {
+        // Up to four blocks run the 128-bit code on every x86 backend (shorter latency than
+        // setting up wide registers), called from here without the wide kernel's entry.
+        // SAFETY: every x86 backend other than the portable one (PCLMULQDQ, AVX2, AVX-512) is
+        // only stored after `is_available()` confirmed its features, and each one's feature
+        // list includes the PCLMULQDQ tier's (`pclmulqdq`, `sse2`, `ssse3`).
+        return unsafe { crate::x86::pclmul::update_small::<GHASH>(small, len, acc, blocks) };
+    }
     match backend {
         Backend::Portable => crate::portable::update::<GHASH>(small, len, acc, blocks),
         #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]

@@ -74,11 +74,14 @@ crate::target_tier! {
     #[inline]
     pub fn reduce(acc: Acc) -> uint64x2_t {
         let zero = vdupq_n_u64(0);
+        let k = vdupq_n_u64(0xc200_0000_0000_0000);
+        // The first fold reads only the lowest word, which the middle term does not reach: it
+        // starts on the low product itself, beside the Karatsuba fix-up.
+        let t = clmul_lo(acc.lo, k);
         let mid = veorq_u64(acc.mid, veorq_u64(acc.lo, acc.hi));
         let lo = veorq_u64(acc.lo, vextq_u64::<1>(zero, mid));
         let hi = veorq_u64(acc.hi, vextq_u64::<1>(mid, zero));
-        let k = vdupq_n_u64(0xc200_0000_0000_0000);
-        let lo = veorq_u64(swap(lo), clmul_lo(lo, k));
+        let lo = veorq_u64(swap(lo), t);
         let lo = veorq_u64(swap(lo), clmul_lo(lo, k));
         veorq_u64(hi, lo)
     }
@@ -141,6 +144,14 @@ crate::target_tier! {
         reduce(acc)
     }
 
+    /// `a * a`, reduced: carry-less squaring has no cross terms, so its Karatsuba middle
+    /// (before the fix-up) is `lo ^ hi`, and two multiplies suffice.
+    #[inline]
+    fn square(a: uint64x2_t) -> uint64x2_t {
+        let (lo, hi) = (clmul_lo(a, a), clmul_hi(a, a));
+        reduce(Acc { lo, mid: veorq_u64(lo, hi), hi })
+    }
+
     /// The Karatsuba middle of a power (`lo ^ hi` in both halves).
     #[inline]
     fn middle(h: uint64x2_t) -> uint64x2_t {
@@ -155,8 +166,8 @@ crate::target_tier! {
             return core::array::from_fn(|i| load_u128(&small.get(SMALL - i)));
         }
         let h = load_u128(&small.get(1));
-        let h2 = dot(h, h);
-        let pw = [dot(h2, h2), dot(h2, h), h2, h];
+        let h2 = square(h);
+        let pw = [square(h2), dot(h2, h), h2, h];
         for (i, &v) in pw.iter().enumerate().take(SMALL - 1) {
             small.set(SMALL - i, to_u128(v));
         }

@@ -46,11 +46,13 @@ crate::target_tier! {
     /// Lane-parallel Karatsuba fix-up and Montgomery reduction.
     #[inline]
     pub fn reduce256(lo: __m256i, mid: __m256i, hi: __m256i) -> __m256i {
+        let k = _mm256_set1_epi64x(0xc200_0000_0000_0000_u64 as i64);
+        // The first fold reads only each lane's lowest word, which the middle term does not
+        // reach (see `pclmul::reduce`).
+        let t = _mm256_clmulepi64_epi128::<0x00>(lo, k);
         let mid = _mm256_xor_si256(mid, _mm256_xor_si256(lo, hi));
         let lo = _mm256_xor_si256(lo, _mm256_bslli_epi128::<8>(mid));
         let hi = _mm256_xor_si256(hi, _mm256_bsrli_epi128::<8>(mid));
-        let k = _mm256_set1_epi64x(0xc200_0000_0000_0000_u64 as i64);
-        let t = _mm256_clmulepi64_epi128::<0x00>(lo, k);
         let lo = _mm256_xor_si256(swap_halves(lo), t);
         let t = _mm256_clmulepi64_epi128::<0x00>(lo, k);
         _mm256_xor_si256(hi, _mm256_xor_si256(swap_halves(lo), t))
@@ -181,7 +183,7 @@ crate::target_tier! {
             return pclmul::update_small::<GHASH>(small, len, acc, blocks);
         }
         let mut y = pclmul::load_state(acc);
-        let r8 = doubled::<2, 4>(&pairs(&pclmul::kept4(small, len, |a, b| pclmul::dot(a, b))));
+        let r8 = doubled::<2, 4>(&pairs(&pclmul::kept4(small, len, |a, b| pclmul::dot(a, b), |a| pclmul::square(a))));
         y = if blocks.len() < 32 {
             strides_regs::<GHASH, 4, 8>(y, blocks, &r8)
         } else {

@@ -139,11 +139,13 @@ crate::target_tier! {
     /// Lane-parallel Karatsuba fix-up and Montgomery reduction.
     #[inline]
     pub fn reduce512(lo: __m512i, mid: __m512i, hi: __m512i) -> __m512i {
+        let k = _mm512_set1_epi64(0xc200_0000_0000_0000_u64 as i64);
+        // The first fold reads only each lane's lowest word, which the middle term does not
+        // reach (see `pclmul::reduce`).
+        let t = _mm512_clmulepi64_epi128::<0x00>(lo, k);
         let mid = xor3(mid, lo, hi);
         let lo = _mm512_xor_si512(lo, _mm512_bslli_epi128::<8>(mid));
         let hi = _mm512_xor_si512(hi, _mm512_bsrli_epi128::<8>(mid));
-        let k = _mm512_set1_epi64(0xc200_0000_0000_0000_u64 as i64);
-        let t = _mm512_clmulepi64_epi128::<0x00>(lo, k);
         let lo = _mm512_xor_si512(swap_halves(lo), t);
         let t = _mm512_clmulepi64_epi128::<0x00>(lo, k);
         xor3(hi, swap_halves(lo), t)
@@ -443,7 +445,7 @@ crate::target_tier! {
         y = if n <= 1 {
             run_xmm::<D>(y, blocks, &[pclmul::from_u128(small.get(1))])
         } else {
-            let kept = pclmul::kept4(small, len, |a, b| dot_d::<D>(a, b));
+            let kept = pclmul::kept4(small, len, |a, b| dot_d::<D>(a, b), |a| reduce_d::<D>(pclmul::square_acc(a)));
             if n <= SMALL {
                 run_xmm::<D>(y, blocks, &kept)
             } else {

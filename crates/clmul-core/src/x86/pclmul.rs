@@ -111,16 +111,39 @@ crate::target_tier! {
     /// Karatsuba fix-up and Montgomery reduction of an accumulator: `sum * x^-128 mod P`.
     #[inline]
     pub fn reduce(acc: Acc) -> __m128i {
-        let mid = _mm_xor_si128(acc.mid, _mm_xor_si128(acc.lo, acc.hi));
-        let lo = _mm_xor_si128(acc.lo, _mm_slli_si128::<8>(mid));
-        let hi = _mm_xor_si128(acc.hi, _mm_srli_si128::<8>(mid));
+        reduce_fixed(acc.lo, _mm_xor_si128(acc.mid, _mm_xor_si128(acc.lo, acc.hi)), acc.hi)
+    }
+
+    /// Montgomery reduction of the product `hi * x^128 + mid * x^64 + lo` (`mid` the true
+    /// middle term): `* x^-128 mod P`.
+    #[inline]
+    fn reduce_fixed(lo: __m128i, mid: __m128i, hi: __m128i) -> __m128i {
         let k = _mm_set_epi64x(0, 0xc200_0000_0000_0000_u64 as i64);
-        // Fold the low word twice: x0 * x^-64 = x0 * x^64 + x0 * (x^63 + x^62 + x^57).
+        // Fold the low word twice: x0 * x^-64 = x0 * x^64 + x0 * (x^63 + x^62 + x^57). The
+        // first fold reads only the lowest word, which the middle term does not reach: it
+        // starts on the low product itself, beside the middle's fix-up instead of after it.
         let t = _mm_clmulepi64_si128::<0x00>(lo, k);
+        let lo = _mm_xor_si128(lo, _mm_slli_si128::<8>(mid));
+        let hi = _mm_xor_si128(hi, _mm_srli_si128::<8>(mid));
         let lo = _mm_xor_si128(_mm_shuffle_epi32::<0x4e>(lo), t);
         let t = _mm_clmulepi64_si128::<0x00>(lo, k);
         let lo = _mm_xor_si128(_mm_shuffle_epi32::<0x4e>(lo), t);
         _mm_xor_si128(hi, lo)
+    }
+
+    /// The product `a * a` before reduction: carry-less squaring has no cross terms, so its
+    /// Karatsuba middle (before the fix-up) is `lo ^ hi`, and two multiplies suffice.
+    #[inline]
+    pub fn square_acc(a: __m128i) -> Acc {
+        let lo = _mm_clmulepi64_si128::<0x00>(a, a);
+        let hi = _mm_clmulepi64_si128::<0x11>(a, a);
+        Acc { lo, mid: _mm_xor_si128(lo, hi), hi }
+    }
+
+    /// `a * a * x^-128 mod P`.
+    #[inline]
+    pub fn square(a: __m128i) -> __m128i {
+        reduce(square_acc(a))
     }
 
     /// `a * b * x^-128 mod P` for one pair.
@@ -187,16 +210,21 @@ crate::target_tier! {
     }
 
     /// A state's H^4..H^1 (highest first) in registers: loaded if kept, else computed from H
-    /// with `mul` (H^2, then H^3 and H^4 side by side) and kept, `len` raised to 4. The
-    /// stores are off the caller's critical path, which goes on with the registers.
+    /// with `mul` and `sq` (H^2, then H^3 and H^4 side by side) and kept, `len` raised to 4.
+    /// The stores are off the caller's critical path, which goes on with the registers.
     #[inline]
-    pub fn kept4(small: &Small, len: &mut u8, mul: impl Fn(__m128i, __m128i) -> __m128i) -> [__m128i; SMALL] {
+    pub fn kept4(
+        small: &Small,
+        len: &mut u8,
+        mul: impl Fn(__m128i, __m128i) -> __m128i,
+        sq: impl Fn(__m128i) -> __m128i,
+    ) -> [__m128i; SMALL] {
         if usize::from(*len) >= SMALL {
             return core::array::from_fn(|i| from_u128(small.get(SMALL - i)));
         }
         let h = from_u128(small.get(1));
-        let h2 = mul(h, h);
-        let pw = [mul(h2, h2), mul(h2, h), h2, h];
+        let h2 = sq(h);
+        let pw = [sq(h2), mul(h2, h), h2, h];
         for (i, &v) in pw.iter().enumerate().take(SMALL - 1) {
             small.set(SMALL - i, to_u128(v));
         }
@@ -225,7 +253,7 @@ crate::target_tier! {
             let h = from_u128(small.get(1));
             y = run_regs::<GHASH>(y, blocks, &[h], &[middle(h)]);
         } else {
-            let kept = kept4(small, len, |a, b| dot(a, b));
+            let kept = kept4(small, len, |a, b| dot(a, b), |a| square(a));
             if n <= SMALL {
                 let k = SMALL - n;
                 y = run_regs::<GHASH>(y, blocks, &kept[k..], &kept.map(|h| middle(h))[k..]);
