@@ -527,13 +527,18 @@ const ARG_REGS: [usize; 6] = [5, 4, 3, 2, 8, 9];
 /// counted as public), so each entry says what the argument is; a function that returns a
 /// large value takes the address for it first, which moves its arguments up by one.
 pub const ARGS: &[(&str, Args)] = &[
-    // `keep_powers(backend, natural, small, len: &mut u8)`: `len` is how many powers of H the
-    // state keeps (1 or 4). The kernels take it by value (`update_small(small, len: u8, ...)`),
-    // which the default already counts as public.
+    // `(small, len: &mut u8, ...)`: `len` is how many powers of H the state keeps (1 or 4).
     (
-        "::keep_powers",
+        "::portable::update",
         Args {
-            public_ptr: &[3],
+            public_ptr: &[1],
+            secret: &[],
+        },
+    ),
+    (
+        "::update_small",
+        Args {
+            public_ptr: &[1],
             secret: &[],
         },
     ),

@@ -73,8 +73,7 @@ impl GHash {
     pub fn new_with_init_block(h: &Key, init_block: u128) -> Self {
         #[cfg_attr(not(feature = "zeroize"), allow(unused_mut))]
         let mut h: [u8; 16] = (*h).into();
-        let inner =
-            clmul_core::Ghash::with_state(&h, forced_soft(), &init_block.to_le_bytes());
+        let inner = clmul_core::Ghash::with_state(&h, forced_soft(), &init_block.to_le_bytes());
         #[cfg(feature = "zeroize")]
         zeroize::Zeroize::zeroize(&mut h);
         Self(inner)

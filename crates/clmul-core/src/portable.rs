@@ -53,7 +53,12 @@ fn run<const GHASH: bool>(y: u128, blocks: &[[u8; 16]], lanes: &[PowerLanes]) ->
 /// more), else one block at a time against H (Horner's rule). Not inlined: the keyed state's
 /// dispatch stays a jump to the SIMD kernels, without this function's stack frame.
 #[inline(never)]
-pub(crate) fn update<const GHASH: bool>(small: &Small, len: &mut u8, acc: &mut u128, blocks: &[[u8; 16]]) {
+pub(crate) fn update<const GHASH: bool>(
+    small: &Small,
+    len: &mut u8,
+    acc: &mut u128,
+    blocks: &[[u8; 16]],
+) {
     if usize::from(*len) < STRIDE && blocks.len() >= PORTABLE_POWERS_FROM {
         for (k, &v) in powers4(small.get(1)).iter().enumerate().skip(1) {
             small.set(k + 1, v);

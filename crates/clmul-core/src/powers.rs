@@ -84,9 +84,12 @@ impl Small {
     #[inline]
     pub fn get(&self, k: usize) -> u128 {
         let at = WORDS * (SMALL - k);
-        self.w[at..at + WORDS].iter().enumerate().fold(0, |v, (i, w)| {
-            v | (u128::from(w.load(Relaxed)) << (i as u32 * Plain::BITS))
-        })
+        self.w[at..at + WORDS]
+            .iter()
+            .enumerate()
+            .fold(0, |v, (i, w)| {
+                v | (u128::from(w.load(Relaxed)) << (i as u32 * Plain::BITS))
+            })
     }
 
     /// Stores H^k, `1 <= k <= SMALL`.

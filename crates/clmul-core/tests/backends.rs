@@ -359,8 +359,16 @@ fn shared_state_clones_and_detached_updates_race() {
             let (mut p, mut g) = (p, g);
             p.update_padded(&data);
             g.update_padded(&data);
-            assert_eq!(p.finalize(), hash::<false>(Backend::Portable, &key, &data), "{b}");
-            assert_eq!(g.finalize(), hash::<true>(Backend::Portable, &key, &data), "{b}");
+            assert_eq!(
+                p.finalize(),
+                hash::<false>(Backend::Portable, &key, &data),
+                "{b}"
+            );
+            assert_eq!(
+                g.finalize(),
+                hash::<true>(Backend::Portable, &key, &data),
+                "{b}"
+            );
         }
     }
 }

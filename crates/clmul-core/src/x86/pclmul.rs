@@ -242,16 +242,26 @@ crate::target_tier! {
         (pw, pw.map(|h| middle(h)))
     }
 
-    /// Absorbs `blocks` into `acc` with a keyed state's powers H^1..H^len (`len` 1 or 4): one
-    /// block against H; more against H^4..H^1, computed and kept first if the state holds H
-    /// alone ([`kept4`]); more than four in strides of 8 against H^8..H^1, H^8..H^5 computed
-    /// for the call ([`powers8`]).
+    /// Absorbs `blocks` into `acc` with a keyed state's powers H^1..H^len (`len` 1 or 4): up to
+    /// four blocks against the kept powers they use (computed and kept first, in registers, if
+    /// the state holds H alone and the input has two blocks or more: [`kept4`]); more than
+    /// four in strides of 8 against H^8..H^1, H^8..H^5 computed for the call ([`powers8`]).
     pub fn update_small<const GHASH: bool>(small: &Small, len: &mut u8, acc: &mut u128, blocks: &[[u8; 16]]) {
         let n = blocks.len();
         let mut y = load_state(acc);
-        if n <= 1 {
-            let h = from_u128(small.get(1));
-            y = run_regs::<GHASH>(y, blocks, &[h], &[middle(h)]);
+        if n <= 1 || (n <= SMALL && usize::from(*len) >= SMALL) {
+            // The kept powers this input uses, H^n..H^1, each loaded as its block needs it.
+            let mut sum = acc_zero();
+            let mut first = y;
+            for (b, k) in blocks.iter().zip((1..=n).rev()) {
+                let x = _mm_xor_si128(load::<GHASH>(b), first);
+                first = _mm_setzero_si128();
+                let h = from_u128(small.get(k));
+                mul_acc(&mut sum, x, h, middle(h));
+            }
+            if n > 0 {
+                y = reduce(sum);
+            }
         } else {
             let kept = kept4(small, len, |a, b| dot(a, b), |a| square(a));
             if n <= SMALL {
