@@ -187,8 +187,8 @@ crate::target_tier! {
 
     /// Absorbs `blocks` into `acc` with a keyed state's powers H^1..H^len (`len` 1 or 4): one
     /// block against H; more against H^4..H^1, computed and kept first if the state holds H
-    /// alone ([`kept4`]); more than four in strides of 8 against H^8..H^1, H^8..H^5 computed
-    /// for the call ([`powers8`]).
+    /// alone (`kept4`); more than four in strides of 8 against H^8..H^1, H^8..H^5 computed
+    /// for the call (`powers8`).
     pub fn update_small<const GHASH: bool>(small: &Small, len: &mut u8, acc: &mut u128, blocks: &[[u8; 16]]) {
         let n = blocks.len();
         let mut y = load_u128(acc);

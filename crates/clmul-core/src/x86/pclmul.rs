@@ -245,7 +245,7 @@ crate::target_tier! {
     /// Absorbs `blocks` into `acc` with a keyed state's powers H^1..H^len (`len` 1 or 4): up to
     /// four blocks against the kept powers they use (computed and kept first, in registers, if
     /// the state holds H alone and the input has two blocks or more: [`kept4`]); more than
-    /// four in strides of 8 against H^8..H^1, H^8..H^5 computed for the call ([`powers8`]).
+    /// four in strides of 8 against H^8..H^1, H^8..H^5 computed for the call (`powers8`).
     pub fn update_small<const GHASH: bool>(small: &Small, len: &mut u8, acc: &mut u128, blocks: &[[u8; 16]]) {
         let n = blocks.len();
         let mut y = load_state(acc);
