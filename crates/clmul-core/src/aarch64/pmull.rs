@@ -1,6 +1,6 @@
 //! ARMv8 PMULL backend (`vmull_p64`, part of the Crypto Extension's `aes` feature).
 //!
-//! The same algorithm as the x86 PCLMULQDQ backend ([`crate::x86`] on x86 targets): Karatsuba
+//! The same algorithm as the x86 PCLMULQDQ backend (`x86::pclmul`, on x86 targets): Karatsuba
 //! products against precomputed powers of H, summed over a stride of `STRIDE` blocks, one
 //! Montgomery reduction by two multiplies with `0xc200000000000000` per stride.
 
