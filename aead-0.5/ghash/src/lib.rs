@@ -155,7 +155,7 @@ impl GHash {
         &self.0
     }
 
-    /// Not part of the upstream API: computes every power of H now (see
+    /// Not part of the upstream API: computes the powers of H a state keeps now (see
     /// `clmul_core::Hasher::precompute`).
     pub fn __precompute(&mut self) {
         self.0.precompute();

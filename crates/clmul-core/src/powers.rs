@@ -101,6 +101,16 @@ impl Small {
         }
     }
 
+    /// The 16 bytes of H^k (`1 <= k <= SMALL`; its words in order, so the power
+    /// little-endian on a little-endian target), for a SIMD kernel's vector store into a
+    /// table it holds exclusively. The pointer comes from the whole array, and is valid for
+    /// writes as long as that borrow.
+    #[inline]
+    pub fn power_mut_ptr(&mut self, k: usize) -> *mut u8 {
+        assert!((1..=SMALL).contains(&k));
+        self.w.as_mut_ptr().wrapping_add(WORDS * (SMALL - k)).cast()
+    }
+
     /// A copy (relaxed loads of every word).
     #[inline]
     pub fn copy(&self) -> Self {

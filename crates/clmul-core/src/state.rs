@@ -6,11 +6,16 @@
 //! - **Key setup** stores H and nothing else: a message of one block needs no other power,
 //!   and a state created per message (AES-GCM-SIV keys POLYVAL per nonce) pays for no
 //!   multiply it does not use.
-//! - **The first update of two blocks or more** computes H^2..H^4 (two rounds of multiplies,
-//!   the second one two powers wide) and keeps them: a state reused for more messages, or
-//!   cloned afterwards, never computes them again. The portable backend waits for an update of
-//!   [`PORTABLE_POWERS_FROM`] blocks: below it, Horner's rule with H alone costs less than three
-//!   software multiplies.
+//! - **The first update of two blocks or more** computes H^2..H^4 in registers (H^2 and
+//!   H^4 by carry-less squaring, H^3 beside H^4) and keeps them: a state reused for more
+//!   messages never computes them again. The portable backend waits for an update of
+//!   [`PORTABLE_POWERS_FROM`] blocks: below it, Horner's rule with H alone costs less than
+//!   three software multiplies.
+//! - **`clone` and `update_detached`** (which take `&self`) compute and keep H^2..H^4 in the
+//!   state they read, once, if it holds H alone: a keyed state cloned per message (as
+//!   RustCrypto's `aes-gcm` uses GHASH) or shared between threads computes them for its first
+//!   message only. The kept powers are relaxed atomics and the count of them is published
+//!   after them (release/acquire), so concurrent clones are sound; they store equal values.
 //! - **An update of more than four blocks** computes the powers its strides need above H^4 in
 //!   registers, from the kept H^1..H^4, and uses them for that call only: H^5..H^8 (the 8-block
 //!   strides; one 512-bit multiply, two 256-bit or four 128-bit ones), H^9..H^16 for 32 blocks
@@ -207,7 +212,7 @@ impl<const GHASH: bool> Hasher<GHASH> {
         kernel::<GHASH>(
             self.backend,
             self.natural,
-            &self.small,
+            &mut self.small,
             self.len.get_mut(),
             &mut self.acc,
             blocks,
@@ -263,11 +268,13 @@ impl<const GHASH: bool> Hasher<GHASH> {
             if blocks.len() > 1 {
                 self.share_powers();
             }
+            // The kernel gets a copy of the powers, which it holds exclusively.
             let mut len = self.len.load(Ordering::Acquire);
+            let mut small = self.small.copy();
             kernel::<GHASH>(
                 self.backend,
                 self.natural,
-                &self.small,
+                &mut small,
                 &mut len,
                 &mut a,
                 blocks,
@@ -389,7 +396,7 @@ fn full_key(backend: Backend, h: u128) -> crate::powers::Key {
 fn kernel<const GHASH: bool>(
     backend: Backend,
     natural: bool,
-    small: &Small,
+    small: &mut Small,
     len: &mut u8,
     acc: &mut u128,
     blocks: &[[u8; 16]],

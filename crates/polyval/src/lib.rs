@@ -16,7 +16,7 @@
 //! `RUSTFLAGS='--cfg polyval_backend="soft"'` to force the portable backend.
 //!
 //! Long inputs given to [`UniversalHash::update`] or [`UniversalHash::update_padded`] go to the
-//! backend's own loop in one call (8 to 32 blocks per reduction against precomputed powers of
+//! backend's own loop in one call (8 to 32 blocks per reduction against powers of
 //! H), not through 4-block [`UhfBackend::proc_par_blocks`] calls.
 //!
 //! # Constant time

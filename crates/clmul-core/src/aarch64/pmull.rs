@@ -161,7 +161,7 @@ crate::target_tier! {
     /// A state's H^4..H^1 (highest first) in registers: loaded if kept, else computed from H
     /// (H^2, then H^3 and H^4 side by side) and kept, `len` raised to 4.
     #[inline]
-    fn kept4(small: &Small, len: &mut u8) -> [uint64x2_t; SMALL] {
+    fn kept4(small: &mut Small, len: &mut u8) -> [uint64x2_t; SMALL] {
         if usize::from(*len) >= SMALL {
             return core::array::from_fn(|i| load_u128(&small.get(SMALL - i)));
         }
@@ -169,7 +169,10 @@ crate::target_tier! {
         let h2 = square(h);
         let pw = [square(h2), dot(h2, h), h2, h];
         for (i, &v) in pw.iter().enumerate().take(SMALL - 1) {
-            small.set(SMALL - i, to_u128(v));
+            // SAFETY: `power_mut_ptr` points to the 16 bytes of one power in `small`, which
+            // this function holds exclusively (`&mut`); `vst1q_u8` needs no alignment. The
+            // power stays in a vector register up to the store.
+            unsafe { vst1q_u8(small.power_mut_ptr(SMALL - i), vreinterpretq_u8_u64(v)) };
         }
         *len = SMALL as u8;
         pw
@@ -189,7 +192,7 @@ crate::target_tier! {
     /// block against H; more against H^4..H^1, computed and kept first if the state holds H
     /// alone (`kept4`); more than four in strides of 8 against H^8..H^1, H^8..H^5 computed
     /// for the call (`powers8`).
-    pub fn update_small<const GHASH: bool>(small: &Small, len: &mut u8, acc: &mut u128, blocks: &[[u8; 16]]) {
+    pub fn update_small<const GHASH: bool>(small: &mut Small, len: &mut u8, acc: &mut u128, blocks: &[[u8; 16]]) {
         let n = blocks.len();
         let mut y = load_u128(acc);
         if n <= 1 {

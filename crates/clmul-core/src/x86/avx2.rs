@@ -178,7 +178,7 @@ crate::target_tier! {
     /// longer inputs in strides of 8, or from 32 blocks on 16, against powers computed for the
     /// call from H^4..H^1 (kept, or computed and kept first: [`pclmul::kept4`]): H^8..H^5 in
     /// two multiplies by H^4, H^16..H^9 in four by H^8.
-    pub fn update_small<const GHASH: bool>(small: &Small, len: &mut u8, acc: &mut u128, blocks: &[[u8; 16]]) {
+    pub fn update_small<const GHASH: bool>(small: &mut Small, len: &mut u8, acc: &mut u128, blocks: &[[u8; 16]]) {
         if blocks.len() <= SMALL {
             return pclmul::update_small::<GHASH>(small, len, acc, blocks);
         }

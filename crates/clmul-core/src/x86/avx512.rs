@@ -431,7 +431,7 @@ crate::target_tier! {
     /// running hash are GHASH's polynomials in natural bit order (see [`bitrev_bytes512`]), and
     /// `acc` holds the hash as its bytes are output (each byte's bits reversed once more), so
     /// that the keyed state reads and writes it as plain bytes.
-    pub fn update_small<const D: u8>(small: &Small, len: &mut u8, acc: &mut u128, blocks: &[[u8; 16]]) {
+    pub fn update_small<const D: u8>(small: &mut Small, len: &mut u8, acc: &mut u128, blocks: &[[u8; 16]]) {
         let n = blocks.len();
         if n <= SMALL && D != GHASH_NATURAL {
             return if D == GHASH_REFLECTED {

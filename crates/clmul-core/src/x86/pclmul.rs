@@ -77,14 +77,6 @@ crate::target_tier! {
         _mm_set_epi64x((v >> 64) as i64, v as i64)
     }
 
-    /// A register as a `u128`.
-    #[inline]
-    pub fn to_u128(v: __m128i) -> u128 {
-        let mut out = 0;
-        store_u128(&mut out, v);
-        out
-    }
-
     /// Stores a register to a `u128`.
     #[inline]
     pub fn store_u128(out: &mut u128, v: __m128i) {
@@ -214,7 +206,7 @@ crate::target_tier! {
     /// The stores are off the caller's critical path, which goes on with the registers.
     #[inline]
     pub fn kept4(
-        small: &Small,
+        small: &mut Small,
         len: &mut u8,
         mul: impl Fn(__m128i, __m128i) -> __m128i,
         sq: impl Fn(__m128i) -> __m128i,
@@ -226,7 +218,10 @@ crate::target_tier! {
         let h2 = sq(h);
         let pw = [sq(h2), mul(h2, h), h2, h];
         for (i, &v) in pw.iter().enumerate().take(SMALL - 1) {
-            small.set(SMALL - i, to_u128(v));
+            // SAFETY: `power_mut_ptr` points to the 16 bytes of one power in `small`, which
+            // this function holds exclusively (`&mut`); `storeu` needs no alignment. The
+            // power stays in a vector register up to the store.
+            unsafe { _mm_storeu_si128(small.power_mut_ptr(SMALL - i).cast(), v) };
         }
         *len = SMALL as u8;
         pw
@@ -246,7 +241,7 @@ crate::target_tier! {
     /// four blocks against the kept powers they use (computed and kept first, in registers, if
     /// the state holds H alone and the input has two blocks or more: [`kept4`]); more than
     /// four in strides of 8 against H^8..H^1, H^8..H^5 computed for the call (`powers8`).
-    pub fn update_small<const GHASH: bool>(small: &Small, len: &mut u8, acc: &mut u128, blocks: &[[u8; 16]]) {
+    pub fn update_small<const GHASH: bool>(small: &mut Small, len: &mut u8, acc: &mut u128, blocks: &[[u8; 16]]) {
         let n = blocks.len();
         let mut y = load_state(acc);
         if n <= 1 || (n <= SMALL && usize::from(*len) >= SMALL) {
