@@ -9,8 +9,9 @@
 //! `<!-- headline:start -->` and `<!-- headline:end -->` with the table.
 //!
 //! `--full` runs, in order: the POLYVAL/GHASH bench and the AES-GCM bench in the normal build, and the
-//! POLYVAL/GHASH bench with `--cfg polyval_backend="soft"` in `target/soft` (the only way to
-//! run RustCrypto's portable backend, so that ours is compared with it in the same run). Then
+//! POLYVAL/GHASH bench with `--cfg polyval_backend="soft" --cfg polyval_force_soft` in
+//! `target/soft` (the only way to run RustCrypto's portable backends, the first for
+//! `polyval` 0.7, the second for 0.6, so that ours is compared with them in the same run). Then
 //! `benches`' `report` tool turns criterion's medians into markdown (GB/s, cycles/byte from
 //! the core clock the benches measure, ratios) and SVG charts, which replace the text between
 //! the `<!-- bench:start -->` and `<!-- bench:end -->` markers of README.md. The aead 0.5
@@ -133,7 +134,10 @@ pub fn run(args: &[String]) -> Result<(), String> {
             &root,
             &soft,
             "uhf",
-            &[("RUSTFLAGS", "--cfg polyval_backend=\"soft\"")],
+            &[(
+                "RUSTFLAGS",
+                "--cfg polyval_backend=\"soft\" --cfg polyval_force_soft",
+            )],
             pin,
             &criterion_args,
         )?;
@@ -256,9 +260,40 @@ pub fn run(args: &[String]) -> Result<(), String> {
             "--group",
             "polyval/kept",
             "--group",
+            "polyval/pieces",
+            "--group",
+            "ghash/new",
+            "--group",
             "ghash/clone",
+            "--group",
+            "ghash/pieces",
             "--exclude",
             GEN010,
+        ],
+    )?);
+    md.push_str(
+        "\n#### Portable backend, aead 0.5 generation: polyval 0.6 / ghash 0.5 against \
+         RustCrypto 0.6.2 / 0.5.1 forced soft (`--cfg polyval_force_soft`)\n\n",
+    );
+    md.push_str(&report(
+        &root,
+        &target,
+        &soft_dir,
+        &[
+            "--group",
+            "gen010-polyval/new",
+            "--group",
+            "gen010-polyval/clone",
+            "--group",
+            "gen010-polyval/kept",
+            "--group",
+            "gen010-polyval/pieces",
+            "--group",
+            "gen010-ghash/new",
+            "--group",
+            "gen010-ghash/clone",
+            "--group",
+            "gen010-ghash/pieces",
         ],
     )?);
     for (group, file) in [

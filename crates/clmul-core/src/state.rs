@@ -258,13 +258,12 @@ impl<const GHASH: bool> Hasher<GHASH> {
 
     /// Absorbs `blocks` into an accumulator kept outside the state (`acc` as
     /// [`Self::set_state`]/[`Self::finalize`] would take and give it), so one keyed state can
-    /// serve many messages through `&self`. The powers it needs and the state does not keep
-    /// yet (none after [`Self::precompute`]) are computed for this call only.
+    /// serve many messages through `&self`. An input of two blocks or more first keeps
+    /// H^2..H^4 in the state if it holds H alone (as `clone` does); the wider strides' powers
+    /// are computed for the call.
     pub fn update_detached(&self, acc: &mut [u8; 16], blocks: &[[u8; 16]]) {
         let mut a = self.acc_of_bytes(acc);
         if !blocks.is_empty() {
-            // Powers computed here are kept in the shared state (H^2..H^4) or used for this
-            // call only (the wider strides').
             if blocks.len() > 1 {
                 self.share_powers();
             }

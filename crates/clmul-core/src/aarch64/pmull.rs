@@ -158,14 +158,28 @@ crate::target_tier! {
         veorq_u64(h, swap(h))
     }
 
+    /// H^k from a state's kept powers, which the caller holds exclusively (`&mut`): H^2..H^4
+    /// in one 16-byte load, H itself in two 8-byte ones (key setup may have just written it
+    /// from general registers; see the PCLMULQDQ backend's `load_kept`).
+    #[inline]
+    fn load_kept(small: &mut Small, k: usize) -> uint64x2_t {
+        if k == 1 {
+            return load_u128(&small.get(1));
+        }
+        // SAFETY: `power_mut_ptr` points to the 16 bytes of H^k in `small` (little-endian on
+        // aarch64), which the caller holds exclusively: nothing writes them during the load.
+        // `vld1q_u8` needs no alignment.
+        vreinterpretq_u64_u8(unsafe { vld1q_u8(small.power_mut_ptr(k)) })
+    }
+
     /// A state's H^4..H^1 (highest first) in registers: loaded if kept, else computed from H
     /// (H^2, then H^3 and H^4 side by side) and kept, `len` raised to 4.
     #[inline]
     fn kept4(small: &mut Small, len: &mut u8) -> [uint64x2_t; SMALL] {
         if usize::from(*len) >= SMALL {
-            return core::array::from_fn(|i| load_u128(&small.get(SMALL - i)));
+            return core::array::from_fn(|i| load_kept(small, SMALL - i));
         }
-        let h = load_u128(&small.get(1));
+        let h = load_kept(small, 1);
         let h2 = square(h);
         let pw = [square(h2), dot(h2, h), h2, h];
         for (i, &v) in pw.iter().enumerate().take(SMALL - 1) {
@@ -196,7 +210,7 @@ crate::target_tier! {
         let n = blocks.len();
         let mut y = load_u128(acc);
         if n <= 1 {
-            let h = load_u128(&small.get(1));
+            let h = load_kept(small, 1);
             y = run_regs::<GHASH>(y, blocks, &[h], &[middle(h)]);
         } else {
             let kept = kept4(small, len);

@@ -443,7 +443,7 @@ crate::target_tier! {
         let y = pclmul::load_state(acc);
         let mut y = if D == GHASH_NATURAL { bitrev_bytes(y) } else { y };
         y = if n <= 1 {
-            run_xmm::<D>(y, blocks, &[pclmul::from_u128(small.get(1))])
+            run_xmm::<D>(y, blocks, &[pclmul::load_kept(small, 1)])
         } else {
             let kept = pclmul::kept4(small, len, |a, b| dot_d::<D>(a, b), |a| reduce_d::<D>(pclmul::square_acc(a)));
             if n <= SMALL {
