@@ -6,7 +6,7 @@
 //!
 //! - A keyed POLYVAL/GHASH state keeps [`Small`], at most H^1..H^4 (64 bytes): H from key
 //!   setup, H^2..H^4 once a message of two blocks or more came (on the portable backend, one
-//!   of `PORTABLE_POWERS_FROM` blocks). What a wider stride needs, H^5..H^8 (the 8-block
+//!   of `portable::POWERS_FROM` blocks). What a wider stride needs, H^5..H^8 (the 8-block
 //!   strides), H^9..H^16 and on the 512-bit backend H^17..H^32, is computed in registers at
 //!   the start of each update that uses it, in doubling rounds of whole registers (one
 //!   multiply per four new powers on the 512-bit backend): tens of cycles against the hundreds

@@ -9,7 +9,7 @@
 //! - **The first update of two blocks or more** computes H^2..H^4 in registers (H^2 and
 //!   H^4 by carry-less squaring, H^3 beside H^4) and keeps them: a state reused for more
 //!   messages never computes them again. The portable backend waits for an update of
-//!   [`PORTABLE_POWERS_FROM`] blocks: below it, Horner's rule with H alone costs less than
+//!   [`POWERS_FROM`](crate::portable::POWERS_FROM) blocks: below it, Horner's rule with H alone costs less than
 //!   three software multiplies.
 //! - **`clone` and `update_detached`** (which take `&self`) compute and keep H^2..H^4 in the
 //!   state they read, once, if it holds H alone: a keyed state cloned per message (as
@@ -28,12 +28,6 @@ use core::sync::atomic::{AtomicU8, Ordering};
 
 use crate::powers::{SMALL, Small};
 use crate::{Backend, soft};
-
-/// A message of at least this many blocks makes the portable backend compute H^2..H^4 (below
-/// it, Horner's rule with H alone is cheaper than three software multiplies: measured on AMD
-/// Zen 4, a fresh key hashing 8 blocks takes 0.67x the time with Horner's rule, 16 blocks
-/// 0.79x, 32 blocks 1.04x).
-pub const PORTABLE_POWERS_FROM: usize = 32;
 
 /// Hands `data` to `f` as its whole blocks, then, if there is one, its final partial block
 /// zero-padded (GHASH's and POLYVAL's padding of a byte string).
@@ -390,7 +384,7 @@ fn full_key(backend: Backend, h: u128) -> crate::powers::Key {
 
 /// Runs the backend's kernel over `blocks` with the kept powers H^1..H^len (in GHASH's natural
 /// bit order if `natural`); the kernel computes and keeps H^2..H^4 if the input is long
-/// enough to use them (two blocks, or [`PORTABLE_POWERS_FROM`] on the portable backend).
+/// enough to use them (two blocks, or [`POWERS_FROM`](crate::portable::POWERS_FROM) on the portable backend).
 #[inline]
 fn kernel<const GHASH: bool>(
     backend: Backend,
