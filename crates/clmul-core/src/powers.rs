@@ -61,8 +61,8 @@ const WORDS: usize = 128 / Plain::BITS as usize;
 /// after them, and concurrent writers write the same values.
 #[repr(C)]
 pub struct Small {
-    /// Words `WORDS * (SMALL - k)..` hold H^k, least significant first, for `k <= len`;
-    /// zero above.
+    /// Words `WORDS * (SMALL - k)..` hold H^k for `k <= len`, its bytes in native `u128`
+    /// order (see `words`); zero above.
     w: [Word; WORDS * SMALL],
 }
 
@@ -80,31 +80,41 @@ impl Small {
         s
     }
 
+    /// The words of H^k, `1 <= k <= SMALL`, each with its shift in the power, in memory
+    /// order: the order of a native-endian `u128`'s bytes (least significant word first on a
+    /// little-endian target, most significant first on a big-endian one).
+    #[inline]
+    fn words(&self, k: usize) -> impl Iterator<Item = (&Word, u32)> {
+        let at = WORDS * (SMALL - k);
+        self.w[at..at + WORDS].iter().enumerate().map(|(i, w)| {
+            let word = if cfg!(target_endian = "little") {
+                i
+            } else {
+                WORDS - 1 - i
+            };
+            (w, word as u32 * Plain::BITS)
+        })
+    }
+
     /// H^k, `1 <= k <= SMALL` (zero if not computed).
     #[inline]
     pub fn get(&self, k: usize) -> u128 {
-        let at = WORDS * (SMALL - k);
-        self.w[at..at + WORDS]
-            .iter()
-            .enumerate()
-            .fold(0, |v, (i, w)| {
-                v | (u128::from(w.load(Relaxed)) << (i as u32 * Plain::BITS))
-            })
+        self.words(k).fold(0, |v, (w, shift)| {
+            v | (u128::from(w.load(Relaxed)) << shift)
+        })
     }
 
     /// Stores H^k, `1 <= k <= SMALL`.
     #[inline]
     pub fn set(&self, k: usize, v: u128) {
-        let at = WORDS * (SMALL - k);
-        for (i, w) in self.w[at..at + WORDS].iter().enumerate() {
-            w.store((v >> (i as u32 * Plain::BITS)) as Plain, Relaxed);
+        for (w, shift) in self.words(k) {
+            w.store((v >> shift) as Plain, Relaxed);
         }
     }
 
-    /// The 16 bytes of H^k (`1 <= k <= SMALL`; its words in order, so the power
-    /// little-endian on a little-endian target), for a SIMD kernel's vector store into a
-    /// table it holds exclusively. The pointer comes from the whole array, and is valid for
-    /// writes as long as that borrow.
+    /// The 16 bytes of H^k (`1 <= k <= SMALL`), a native-endian `u128`, for a SIMD kernel's
+    /// vector loads and stores on a table it holds exclusively. The pointer comes from the
+    /// whole array, and is valid as long as that borrow.
     #[inline]
     pub fn power_mut_ptr(&mut self, k: usize) -> *mut u8 {
         assert!((1..=SMALL).contains(&k));
