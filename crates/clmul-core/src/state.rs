@@ -352,7 +352,7 @@ fn powers4<const GHASH: bool>(backend: Backend, natural: bool, h: u128) -> [u128
         Backend::Avx512 if natural => unsafe { crate::x86::avx512::powers4_natural(h) },
         #[cfg(target_arch = "x86_64")]
         // SAFETY: as above.
-        Backend::Avx2 | Backend::Avx512 => unsafe { crate::x86::avx2::powers4(h) },
+        Backend::Avx2 | Backend::Avx512 => unsafe { crate::x86::pclmul::powers4(h) },
         #[cfg(target_arch = "aarch64")]
         // SAFETY: as above, detection of the PMULL tier's features succeeded.
         Backend::Pmull => unsafe { crate::aarch64::pmull::powers4(h) },

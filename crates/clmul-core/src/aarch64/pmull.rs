@@ -172,16 +172,22 @@ crate::target_tier! {
         vreinterpretq_u64_u8(unsafe { vld1q_u8(small.power_mut_ptr(k)) })
     }
 
+    /// H^4..H^1 (highest first) from H: H^2, then H^4 and H^3 side by side. The one ladder of
+    /// this backend's key setup and kept powers.
+    #[inline]
+    fn ladder4(h: uint64x2_t) -> [uint64x2_t; SMALL] {
+        let h2 = square(h);
+        [square(h2), dot(h2, h), h2, h]
+    }
+
     /// A state's H^4..H^1 (highest first) in registers: loaded if kept, else computed from H
-    /// (H^2, then H^3 and H^4 side by side) and kept, `len` raised to 4.
+    /// ([`ladder4`]) and kept, `len` raised to 4.
     #[inline]
     fn kept4(small: &mut Small, len: &mut u8) -> [uint64x2_t; SMALL] {
         if usize::from(*len) >= SMALL {
             return core::array::from_fn(|i| load_kept(small, SMALL - i));
         }
-        let h = load_kept(small, 1);
-        let h2 = square(h);
-        let pw = [square(h2), dot(h2, h), h2, h];
+        let pw = ladder4(load_kept(small, 1));
         for (i, &v) in pw.iter().enumerate().take(SMALL - 1) {
             // SAFETY: `power_mut_ptr` points to the 16 bytes of one power in `small`, which
             // this function holds exclusively (`&mut`); `vst1q_u8` needs no alignment. The
@@ -232,11 +238,12 @@ crate::target_tier! {
         *acc = to_u128(y);
     }
 
-    /// [H, H^2, H^3, H^4]: H^2, then H^3 and H^4 side by side.
+    /// [H, H^2, H^3, H^4] (`ladder4`).
     #[inline]
     pub fn powers4(h: u128) -> [u128; 4] {
-        let h2 = dot_u128(h, h);
-        [h, h2, dot_u128(h2, h), dot_u128(h2, h2)]
+        let mut pw = ladder4(load_u128(&h)).map(|v| to_u128(v));
+        pw.reverse();
+        pw
     }
 
     /// Fills all of `key` from its H^1.

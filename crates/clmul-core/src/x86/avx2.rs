@@ -192,27 +192,11 @@ crate::target_tier! {
         pclmul::store_u128(acc, y);
     }
 
-    /// [H, H^2, H^3, H^4]: H^2, then H^4 and H^3 together, as the pair (H^2, H) times H^2 in
-    /// one 256-bit multiply.
-    #[inline]
-    pub fn powers4(h: u128) -> [u128; 4] {
-        let h1 = pclmul::from_u128(h);
-        let h2 = pclmul::dot(h1, h1);
-        let b = _mm256_broadcastsi128_si256(h2);
-        // Lane 0 holds the higher power: (H^2, H) * H^2 = (H^4, H^3).
-        let h43 = mul_pow(_mm256_set_m128i(h1, h2), b, _mm256_xor_si256(b, swap_halves(b)));
-        let mut out = [h, 0, 0, 0];
-        pclmul::store_u128(&mut out[1], h2);
-        pclmul::store_u128(&mut out[2], _mm256_extracti128_si256::<1>(h43));
-        pclmul::store_u128(&mut out[3], _mm256_castsi256_si128(h43));
-        out
-    }
-
     /// Fills all of `key` from its H^1: H^2..H^4, then H^5..H^32 in doubling rounds of whole
     /// registers (two, four and eight 256-bit multiplies).
     pub fn fill_key(key: &mut Key) {
-        let p = powers4(key.get(1));
-        let r8 = doubled::<2, 4>(&pairs(&[3, 2, 1, 0].map(|i| pclmul::from_u128(p[i]))));
+        let kept = pclmul::ladder4(pclmul::from_u128(key.get(1)), |a, b| pclmul::dot(a, b), |a| pclmul::square(a));
+        let r8 = doubled::<2, 4>(&pairs(&kept));
         let r32 = doubled::<8, 16>(&doubled::<4, 8>(&r8));
         let rx = middles(&r32);
         let (pow, _) = key.pow.as_chunks_mut::<2>();

@@ -314,6 +314,12 @@ crate::target_tier! {
         _mm_xor_si128(lo, _mm_clmulepi64_si128::<0x00>(hi, r))
     }
 
+    /// `a * a` in the keyed state's domain, one block ([`pclmul::square_acc`]).
+    #[inline]
+    fn sq_d<const D: u8>(a: __m128i) -> __m128i {
+        reduce_d::<D>(pclmul::square_acc(a))
+    }
+
     /// `a * b` in the keyed state's domain, one block.
     #[inline]
     fn dot_d<const D: u8>(a: __m128i, b: __m128i) -> __m128i {
@@ -445,7 +451,7 @@ crate::target_tier! {
         y = if n <= 1 {
             run_xmm::<D>(y, blocks, &[pclmul::load_kept(small, 1)])
         } else {
-            let kept = pclmul::kept4(small, len, |a, b| dot_d::<D>(a, b), |a| reduce_d::<D>(pclmul::square_acc(a)));
+            let kept = pclmul::kept4(small, len, |a, b| dot_d::<D>(a, b), |a| sq_d::<D>(a));
             if n <= SMALL {
                 run_xmm::<D>(y, blocks, &kept)
             } else {
@@ -465,24 +471,17 @@ crate::target_tier! {
         pclmul::store_u128(acc, if D == GHASH_NATURAL { bitrev_bytes(y) } else { y });
     }
 
-    /// [H, H^2, H^3, H^4] in GHASH's natural bit order, from `h` (H in natural order): H^2,
-    /// then H^3 and H^4.
+    /// [H, H^2, H^3, H^4] in GHASH's natural bit order, from `h` (H in natural order).
     #[inline]
     pub fn powers4_natural(h: u128) -> [u128; 4] {
-        let h1 = pclmul::from_u128(h);
-        let h2 = dot_d::<GHASH_NATURAL>(h1, h1);
-        let mut out = [h, 0, 0, 0];
-        pclmul::store_u128(&mut out[1], h2);
-        pclmul::store_u128(&mut out[2], dot_d::<GHASH_NATURAL>(h2, h1));
-        pclmul::store_u128(&mut out[3], dot_d::<GHASH_NATURAL>(h2, h2));
-        out
+        pclmul::powers_u128(pclmul::ladder4(pclmul::from_u128(h), |a, b| dot_d::<GHASH_NATURAL>(a, b), |a| sq_d::<GHASH_NATURAL>(a)))
     }
 
     /// Fills all of `key` from its H^1: H^2..H^4, then H^5..H^32 in three doubling rounds of
     /// whole registers (one, two and four 512-bit multiplies).
     pub fn fill_key(key: &mut Key) {
-        let p = super::avx2::powers4(key.get(1));
-        let r8 = doubled::<POLYVAL, 1, 2>(&[quad(&[3, 2, 1, 0].map(|i| pclmul::from_u128(p[i])))]);
+        let kept = pclmul::ladder4(pclmul::from_u128(key.get(1)), |a, b| pclmul::dot(a, b), |a| pclmul::square(a));
+        let r8 = doubled::<POLYVAL, 1, 2>(&[quad(&kept)]);
         let r32 = doubled::<POLYVAL, 4, 8>(&doubled::<POLYVAL, 2, 4>(&r8));
         let rx = middles(&r32);
         let (pow, _) = key.pow.as_chunks_mut::<4>();

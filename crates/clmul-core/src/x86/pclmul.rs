@@ -216,9 +216,22 @@ crate::target_tier! {
         unsafe { _mm_loadu_si128(small.power_mut_ptr(k).cast()) }
     }
 
+    /// H^4..H^1 (highest first) from H, with `mul` and `sq` (the domain's product and square):
+    /// H^2, then H^4 and H^3 side by side. The one ladder of every x86 backend's key setup and
+    /// kept powers.
+    #[inline]
+    pub fn ladder4(
+        h: __m128i,
+        mul: impl Fn(__m128i, __m128i) -> __m128i,
+        sq: impl Fn(__m128i) -> __m128i,
+    ) -> [__m128i; SMALL] {
+        let h2 = sq(h);
+        [sq(h2), mul(h2, h), h2, h]
+    }
+
     /// A state's H^4..H^1 (highest first) in registers: loaded if kept, else computed from H
-    /// with `mul` and `sq` (H^2, then H^3 and H^4 side by side) and kept, `len` raised to 4.
-    /// The stores are off the caller's critical path, which goes on with the registers.
+    /// ([`ladder4`] with `mul` and `sq`) and kept, `len` raised to 4. The stores are off the
+    /// caller's critical path, which goes on with the registers.
     #[inline]
     pub fn kept4(
         small: &mut Small,
@@ -229,9 +242,7 @@ crate::target_tier! {
         if usize::from(*len) >= SMALL {
             return core::array::from_fn(|i| load_kept(small, SMALL - i));
         }
-        let h = load_kept(small, 1);
-        let h2 = sq(h);
-        let pw = [sq(h2), mul(h2, h), h2, h];
+        let pw = ladder4(load_kept(small, 1), mul, sq);
         for (i, &v) in pw.iter().enumerate().take(SMALL - 1) {
             // SAFETY: `power_mut_ptr` points to the 16 bytes of one power in `small`, which
             // this function holds exclusively (`&mut`); `storeu` needs no alignment. The
@@ -240,6 +251,16 @@ crate::target_tier! {
         }
         *len = SMALL as u8;
         pw
+    }
+
+    /// [H, H^2, H^3, H^4] as `u128`s from the H^4..H^1 registers of [`ladder4`].
+    #[inline]
+    pub fn powers_u128(pw: [__m128i; SMALL]) -> [u128; SMALL] {
+        let mut out = [0; SMALL];
+        for (o, v) in out.iter_mut().zip(pw.iter().rev()) {
+            store_u128(o, *v);
+        }
+        out
     }
 
     /// H^8..H^1 (highest first) and their middles, from H^4..H^1: H^8..H^5 as four
@@ -309,11 +330,10 @@ crate::target_tier! {
         p
     }
 
-    /// [H, H^2, H^3, H^4]: H^2, then H^3 and H^4 side by side.
+    /// [H, H^2, H^3, H^4] in POLYVAL's domain ([`ladder4`]).
     #[inline]
     pub fn powers4(h: u128) -> [u128; 4] {
-        let h2 = dot_u128(h, h);
-        [h, h2, dot_u128(h2, h), dot_u128(h2, h2)]
+        powers_u128(ladder4(from_u128(h), |a, b| dot(a, b), |a| square(a)))
     }
 
     /// Fills all of `key` from its H^1.
