@@ -67,14 +67,8 @@ pub(crate) fn update<const GHASH: bool>(
     acc: &mut u128,
     blocks: &[[u8; 16]],
 ) {
-    if usize::from(*len) < STRIDE && blocks.len() >= POWERS_FROM {
-        for (k, &v) in powers4(small.get(1)).iter().enumerate().skip(1) {
-            small.set(k + 1, v);
-        }
-        *len = STRIDE as u8;
-    }
     let mut y = *acc;
-    if usize::from(*len) < STRIDE || blocks.len() < POWERS_FROM {
+    if blocks.len() < POWERS_FROM {
         let lanes = [split_power(small.get(1))];
         for b in blocks {
             y = run::<GHASH>(y, core::slice::from_ref(b), &lanes);
@@ -82,19 +76,19 @@ pub(crate) fn update<const GHASH: bool>(
         *acc = y;
         return;
     }
-    let n = blocks.len().min(STRIDE);
-    let mut lanes = [[[0u64; 9]; 3]; STRIDE];
-    for (l, k) in lanes.iter_mut().zip((1..=n).rev()) {
-        *l = split_power(small.get(k));
+    if usize::from(*len) < STRIDE {
+        small.set_powers(&powers4(small.get(1)));
+        *len = STRIDE as u8;
     }
+    // `lanes[STRIDE - k]` holds H^k.
+    let lanes: [PowerLanes; STRIDE] = core::array::from_fn(|i| split_power(small.get(STRIDE - i)));
     let (chunks, tail) = blocks.as_chunks::<STRIDE>();
     for c in chunks {
         y = run::<GHASH>(y, c, &lanes);
     }
     if !tail.is_empty() {
         // The tail's n' blocks need H^n'..H^1: the last n' entries of the stride's table.
-        let (_, tail_lanes) = lanes[..n].split_at(n - tail.len());
-        y = run::<GHASH>(y, tail, tail_lanes);
+        y = run::<GHASH>(y, tail, &lanes[STRIDE - tail.len()..]);
     }
     *acc = y;
 }

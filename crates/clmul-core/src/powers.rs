@@ -121,6 +121,14 @@ impl Small {
         self.w.as_mut_ptr().wrapping_add(WORDS * (SMALL - k)).cast()
     }
 
+    /// Stores H^2..H^SMALL from `powers` = [H, H^2, ..., H^SMALL] (H is kept as it is).
+    #[inline]
+    pub fn set_powers(&self, powers: &[u128; SMALL]) {
+        for (k, &v) in powers.iter().enumerate().skip(1) {
+            self.set(k + 1, v);
+        }
+    }
+
     /// A copy (relaxed loads of every word).
     #[inline]
     pub fn copy(&self) -> Self {

@@ -228,10 +228,8 @@ impl<const GHASH: bool> Hasher<GHASH> {
         if usize::from(self.len.load(Ordering::Acquire)) >= SMALL {
             return;
         }
-        let p = powers4::<GHASH>(self.backend, self.natural, self.small.get(1));
-        for (k, &v) in p.iter().enumerate().skip(1) {
-            self.small.set(k + 1, v);
-        }
+        self.small
+            .set_powers(&powers4(self.backend, self.natural, self.small.get(1)));
         self.len.store(SMALL as u8, Ordering::Release);
     }
 
@@ -339,7 +337,7 @@ impl<const GHASH: bool> Hasher<GHASH> {
 
 /// [H, H^2, H^3, H^4] from `h` with `backend`'s multiplies (in GHASH's natural bit order if
 /// `natural`).
-fn powers4<const GHASH: bool>(backend: Backend, natural: bool, h: u128) -> [u128; 4] {
+fn powers4(backend: Backend, natural: bool, h: u128) -> [u128; 4] {
     let _ = natural;
     match backend {
         #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
