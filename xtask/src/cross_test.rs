@@ -47,6 +47,9 @@ Options:
   --miri-only     only Miri (same as --no-cross --no-ladder)
   --list          print the targets, runners and packages, and exit
   --dry-run       print the commands without running them
+  --lean          delete a build directory (target/<triple>, cross-soft, miri,
+                  miri-features) once no later row uses it: `cargo xtask test`
+                  passes it, so that a CI machine's disk holds one build at a time
   -h, --help      print this message
 
 Without --install a missing tool is reported as one line, e.g.
@@ -202,6 +205,7 @@ pub struct Options {
     miri: bool,
     list: bool,
     dry_run: bool,
+    lean: bool,
 }
 
 impl Options {
@@ -233,6 +237,7 @@ impl Options {
                 }
                 "--quick" => opts.quick = true,
                 "--install" => opts.install = true,
+                "--lean" => opts.lean = true,
                 "--allow-missing" => opts.allow_missing = true,
                 "--no-cross" => no_cross = true,
                 "--no-ladder" => no_ladder = true,
@@ -678,7 +683,7 @@ pub fn run(opts: &Options) -> ExitCode {
 
     let ws = Workspace::locate();
     let mut rows: Vec<Row> = Vec::new();
-    for job in &jobs {
+    for (i, job) in jobs.iter().enumerate() {
         let missing = host.missing(job);
         let mut row = Row {
             target: job.target(),
@@ -712,6 +717,15 @@ pub fn run(opts: &Options) -> ExitCode {
         row.seconds = start.elapsed().as_secs_f64();
         (row.status, row.details) = judge(outcome);
         rows.push(row);
+        if opts.lean {
+            let later: Vec<PathBuf> = jobs[i + 1..].iter().map(|j| ws.build_dir(j)).collect();
+            let dir = ws.build_dir(job);
+            // The host's own directory (the ladder's, and the cross builds' build scripts)
+            // stays: it is the one the local steps and a developer's `cargo test` use.
+            if dir != ws.target_dir.join("debug") && !later.contains(&dir) {
+                crate::tools::discard(&dir);
+            }
+        }
     }
 
     print_table(&rows);
@@ -792,6 +806,17 @@ impl Workspace {
             root,
             target_dir,
             cargo,
+        }
+    }
+
+    /// The directory a job's build writes (besides the host's build scripts in `debug/`).
+    fn build_dir(&self, job: &Job) -> PathBuf {
+        match job {
+            Job::Cross { soft: true, .. } => self.target_dir.join("cross-soft"),
+            Job::Cross { target, .. } => self.target_dir.join(target.triple),
+            Job::Ladder { .. } => self.target_dir.join("debug"),
+            Job::Miri { features: true, .. } => self.target_dir.join("miri-features"),
+            Job::Miri { .. } => self.target_dir.join("miri"),
         }
     }
 

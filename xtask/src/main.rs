@@ -102,7 +102,10 @@ fn main() -> ExitCode {
                 if !steps.cross {
                     return ExitCode::SUCCESS;
                 }
-                let quick = ["--quick".to_owned(), "--install".to_owned()];
+                let mut quick = vec!["--quick".to_owned(), "--install".to_owned()];
+                if !steps.keep_builds {
+                    quick.push("--lean".to_owned());
+                }
                 match cross_test::Options::parse(&quick) {
                     Ok(Some(opts)) => cross_test::run(&opts),
                     Ok(None) => ExitCode::SUCCESS,

@@ -27,13 +27,17 @@ use std::{path::Path, process::Command};
 use crate::upstream::{target_dir, workspace_root};
 
 const HELP: &str = "\
-cargo xtask test [--no-cross] [--no-upstream] [--no-ct]
+cargo xtask test [--no-cross] [--no-upstream] [--no-ct] [--keep-builds]
 
 Runs, in the main workspace and in aead-0.5/: fmt, clippy, doc, the tests, and the
 forced-portable build's tests; then the published crates' test suites against ours, the
 [patch] recipe check, the quick constant-time checks (`cargo xtask ct --quick`), and the
 quick cross-test (installing QEMU, cross linkers and valgrind with apt-get when missing, and
 the nightly toolchain with rustup; needs root for apt-get).
+
+Each step's own build directory (target/soft, upstream-check, patch-recipe, ct,
+the cross targets', ...) is deleted once the step is done, so the disk holds the
+main build and one other at a time; --keep-builds keeps them for a faster rerun.
 ";
 
 /// `RUSTFLAGS` of the forced-portable runs: ours and upstream polyval 0.6's `cfg`, the same in
@@ -44,6 +48,8 @@ pub struct Steps {
     pub cross: bool,
     pub upstream: bool,
     pub ct: bool,
+    /// Keep each step's own build directory instead of deleting it when the step is done.
+    pub keep_builds: bool,
 }
 
 pub fn parse(args: &[String]) -> Result<Option<Steps>, String> {
@@ -51,6 +57,7 @@ pub fn parse(args: &[String]) -> Result<Option<Steps>, String> {
         cross: true,
         upstream: true,
         ct: true,
+        keep_builds: false,
     };
     for a in args {
         match a.as_str() {
@@ -58,6 +65,7 @@ pub fn parse(args: &[String]) -> Result<Option<Steps>, String> {
             "--no-cross" => steps.cross = false,
             "--no-upstream" => steps.upstream = false,
             "--no-ct" => steps.ct = false,
+            "--keep-builds" => steps.keep_builds = true,
             other => return Err(format!("unknown option `{other}`")),
         }
     }
@@ -114,6 +122,7 @@ pub fn run_local(steps: &Steps) -> Result<(), String> {
             .args(deny)
             .env("AWS_LC_SYS_CMAKE_BUILDER", "0");
         status(&format!("cargo clippy ({dir}/)"), &mut c)?;
+        discard(steps, &target.join(format!("{dir}-clippy")));
     }
     let doc = ["doc", "--no-deps", "--all-features"];
     let mut d = cargo(&root, &doc);
@@ -181,11 +190,14 @@ pub fn run_local(steps: &Steps) -> Result<(), String> {
         &format!("cargo test --workspace (aead-0.5, {SOFT_RUSTFLAGS})"),
         &mut s,
     )?;
+    discard(steps, &soft);
 
     // 3. The published suites, and the patch recipe.
     if steps.upstream {
         crate::upstream::run(&[])?;
+        discard(steps, &target.join("upstream-check"));
         crate::patch_recipe::run(&[])?;
+        discard(steps, &target.join("patch-recipe"));
     }
 
     // 4. Constant time, the quick run.
@@ -196,8 +208,16 @@ pub fn run_local(steps: &Steps) -> Result<(), String> {
             ..crate::ct::Options::parse(&["--quick".to_owned()])?.expect("not --help")
         };
         crate::ct::run_with(&opts)?;
+        discard(steps, &root.join("target/ct"));
     }
     Ok(())
+}
+
+/// Deletes a step's own build directory once the step has passed, unless `--keep-builds`.
+fn discard(steps: &Steps, dir: &Path) {
+    if !steps.keep_builds {
+        crate::tools::discard(dir);
+    }
 }
 
 fn status(what: &str, cmd: &mut Command) -> Result<(), String> {

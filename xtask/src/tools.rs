@@ -152,3 +152,36 @@ pub fn apt_install(packages: &[&str]) -> bool {
     install.extend(packages);
     apt(&["update", "-q"]) && apt(&install)
 }
+
+/// Deletes a build directory a step no longer needs, saying how much it freed. A CI machine's
+/// disk may hold only one of the cross and forced-portable builds at a time; a failure to
+/// delete is reported and otherwise ignored (the next build then needs the room it has).
+pub fn discard(dir: &std::path::Path) {
+    if !dir.exists() {
+        return;
+    }
+    let bytes = dir_size(dir);
+    match std::fs::remove_dir_all(dir) {
+        Ok(()) => println!(
+            "xtask: removed {} ({} MiB), no later step uses it",
+            dir.display(),
+            bytes >> 20
+        ),
+        Err(e) => eprintln!("warning: could not remove {}: {e}", dir.display()),
+    }
+}
+
+/// Total size of the files under `dir` (symbolic links not followed).
+fn dir_size(dir: &std::path::Path) -> u64 {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return 0;
+    };
+    entries
+        .flatten()
+        .map(|e| match e.file_type() {
+            Ok(t) if t.is_dir() => dir_size(&e.path()),
+            Ok(t) if t.is_file() => e.metadata().map_or(0, |m| m.len()),
+            _ => 0,
+        })
+        .sum()
+}
