@@ -100,6 +100,34 @@ crate::target_tier! {
         acc.mid = _mm_xor_si128(acc.mid, _mm_clmulepi64_si128::<0x00>(xx, hx));
     }
 
+    /// `acc += x1 * h1 + x2 * h2` for the two POLYVAL blocks at `p`, with their Karatsuba
+    /// middles made by a load 8 bytes on instead of a `pshufd` each: that load holds the first
+    /// block's high word and the second's low word, so XORed with the first block its low word
+    /// is the first block's `lo ^ hi`, and XORed with the second its high word the second's.
+    /// On Intel's cores `pshufd` runs on port 5 with `pclmulqdq`: llvm-mca, `skylake`, a stride
+    /// of 8 blocks, 39 -> 33 cycles. (GHASH keeps [`mul_acc`]: its byte reversal of the
+    /// middles costs the shuffle back, and measured 2% slower on Zen 4.)
+    #[inline]
+    pub fn mul_acc_pair(acc: &mut Acc, p: &[[u8; 16]; 2], h: [__m128i; 2], hx: [__m128i; 2]) {
+        let b = p.as_ptr().cast::<u8>();
+        // SAFETY: `p` is 32 readable bytes; the loads read b[0..16], b[16..32] and b[8..24], all
+        // inside it (`loadu` needs no alignment).
+        let (x1, x2, at8) = unsafe {
+            (
+                _mm_loadu_si128(b.cast()),
+                _mm_loadu_si128(b.add(16).cast()),
+                _mm_loadu_si128(b.add(8).cast()),
+            )
+        };
+        let m1 = _mm_clmulepi64_si128::<0x00>(_mm_xor_si128(x1, at8), hx[0]);
+        let m2 = _mm_clmulepi64_si128::<0x01>(_mm_xor_si128(x2, at8), hx[1]);
+        let lo = _mm_xor_si128(_mm_clmulepi64_si128::<0x00>(x1, h[0]), _mm_clmulepi64_si128::<0x00>(x2, h[1]));
+        let hi = _mm_xor_si128(_mm_clmulepi64_si128::<0x11>(x1, h[0]), _mm_clmulepi64_si128::<0x11>(x2, h[1]));
+        acc.lo = _mm_xor_si128(acc.lo, lo);
+        acc.hi = _mm_xor_si128(acc.hi, hi);
+        acc.mid = _mm_xor_si128(acc.mid, _mm_xor_si128(m1, m2));
+    }
+
     /// Karatsuba fix-up and Montgomery reduction of an accumulator: `sum * x^-128 mod P`.
     #[inline]
     pub fn reduce(acc: Acc) -> __m128i {
@@ -157,11 +185,26 @@ crate::target_tier! {
         powx: &[u128],
     ) -> __m128i {
         let mut acc = acc_zero();
-        let mut first = y;
-        for ((b, h), hx) in blocks.iter().zip(pow).zip(powx) {
-            let x = _mm_xor_si128(load::<GHASH>(b), first);
-            first = _mm_setzero_si128();
-            mul_acc(&mut acc, x, load_u128(h), load_u128(hx));
+        let Some((b0, rest)) = blocks.split_first() else {
+            return y;
+        };
+        mul_acc(&mut acc, _mm_xor_si128(load::<GHASH>(b0), y), load_u128(&pow[0]), load_u128(&powx[0]));
+        if GHASH {
+            for ((b, h), hx) in rest.iter().zip(&pow[1..]).zip(&powx[1..]) {
+                mul_acc(&mut acc, load::<true>(b), load_u128(h), load_u128(hx));
+            }
+            return reduce(acc);
+        }
+        // POLYVAL's other blocks two at a time (`mul_acc_pair`), an odd last one alone.
+        let (pairs, last) = rest.as_chunks::<2>();
+        for (i, pr) in pairs.iter().enumerate() {
+            let k = 1 + 2 * i;
+            let h = [load_u128(&pow[k]), load_u128(&pow[k + 1])];
+            mul_acc_pair(&mut acc, pr, h, [load_u128(&powx[k]), load_u128(&powx[k + 1])]);
+        }
+        if let [b] = last {
+            let k = blocks.len() - 1;
+            mul_acc(&mut acc, load::<false>(b), load_u128(&pow[k]), load_u128(&powx[k]));
         }
         reduce(acc)
     }
@@ -186,11 +229,25 @@ crate::target_tier! {
     #[inline]
     fn run_regs<const GHASH: bool>(y: __m128i, blocks: &[[u8; 16]], pw: &[__m128i], px: &[__m128i]) -> __m128i {
         let mut acc = acc_zero();
-        let mut first = y;
-        for ((b, &h), &hx) in blocks.iter().zip(pw).zip(px) {
-            let x = _mm_xor_si128(load::<GHASH>(b), first);
-            first = _mm_setzero_si128();
-            mul_acc(&mut acc, x, h, hx);
+        let Some((b0, rest)) = blocks.split_first() else {
+            return y;
+        };
+        mul_acc(&mut acc, _mm_xor_si128(load::<GHASH>(b0), y), pw[0], px[0]);
+        if GHASH {
+            for ((b, &h), &hx) in rest.iter().zip(&pw[1..]).zip(&px[1..]) {
+                mul_acc(&mut acc, load::<true>(b), h, hx);
+            }
+            return reduce(acc);
+        }
+        // POLYVAL's other blocks two at a time (`mul_acc_pair`), an odd last one alone.
+        let (pairs, last) = rest.as_chunks::<2>();
+        for (i, pr) in pairs.iter().enumerate() {
+            let k = 1 + 2 * i;
+            mul_acc_pair(&mut acc, pr, [pw[k], pw[k + 1]], [px[k], px[k + 1]]);
+        }
+        if let [b] = last {
+            let k = blocks.len() - 1;
+            mul_acc(&mut acc, load::<false>(b), pw[k], px[k]);
         }
         reduce(acc)
     }
