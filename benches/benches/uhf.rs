@@ -39,8 +39,6 @@ use polyval_06::universal_hash::KeyInit as _;
 
 /// Message lengths, in bytes.
 const SIZES: [usize; 6] = [16, 64, 256, 1024, 4096, 16384];
-/// Piece lengths of the `pieces` groups, in blocks (repeating).
-const PIECES: [usize; 7] = [1, 2, 3, 5, 7, 11, 13];
 /// An arbitrary key (POLYVAL's key, or GHASH's H).
 const KEY: [u8; 16] = *b"\x25\x62\x93\x47\x58\x92\x42\x76\x1d\x31\xf8\x26\xba\x4b\x75\x7b";
 
@@ -83,87 +81,8 @@ fn case<S>(
     });
 }
 
-/// The message patterns over one generation's `universal-hash` traits (`$uh`): the same code
-/// for both generations.
-macro_rules! patterns {
-    ($m:ident, $uh:path) => {
-        mod $m {
-            use super::{PIECES, black_box};
-            use $uh::{KeyInit, Reset, UniversalHash, consts::U16};
-
-            /// `new` + `update_padded` + `finalize`.
-            pub fn new_message<U: UniversalHash<BlockSize = U16> + KeyInit<KeySize = U16>>(
-                key: &mut [u8; 16],
-                data: &[u8],
-            ) -> [u8; 16] {
-                let mut s = U::new(&(*black_box(&*key)).into());
-                s.update_padded(data);
-                s.finalize().into()
-            }
-
-            /// `clone` of the keyed state + `update_padded` + `finalize`.
-            pub fn clone_message<U: UniversalHash<BlockSize = U16> + Clone>(
-                keyed: &mut U,
-                data: &[u8],
-            ) -> [u8; 16] {
-                let mut s = black_box(&*keyed).clone();
-                s.update_padded(data);
-                s.finalize().into()
-            }
-
-            /// `update_padded` + `finalize_reset` on a kept state.
-            pub fn kept_message<U: UniversalHash<BlockSize = U16> + Reset + Clone>(
-                s: &mut U,
-                data: &[u8],
-            ) -> [u8; 16] {
-                s.update_padded(data);
-                s.finalize_reset().into()
-            }
-
-            /// `update` in uneven pieces of whole blocks, into `s`.
-            fn absorb_pieces<U: UniversalHash<BlockSize = U16>>(s: &mut U, data: &[u8]) {
-                let blocks: Vec<_> = data
-                    .chunks_exact(16)
-                    .map(|b| {
-                        let b: [u8; 16] = b.try_into().expect("16 bytes");
-                        b.into()
-                    })
-                    .collect();
-                let mut rest = &blocks[..];
-                for &n in PIECES.iter().cycle() {
-                    if rest.is_empty() {
-                        break;
-                    }
-                    let (piece, tail) = rest.split_at(n.min(rest.len()));
-                    s.update(piece);
-                    rest = tail;
-                }
-            }
-
-            /// Pieces into a kept state, then `finalize_reset`.
-            pub fn kept_pieces<U: UniversalHash<BlockSize = U16> + Reset + Clone>(
-                s: &mut U,
-                data: &[u8],
-            ) -> [u8; 16] {
-                absorb_pieces(s, data);
-                s.finalize_reset().into()
-            }
-
-            /// Pieces into a clone of the keyed state, then `finalize`.
-            pub fn clone_pieces<U: UniversalHash<BlockSize = U16> + Clone>(
-                keyed: &mut U,
-                data: &[u8],
-            ) -> [u8; 16] {
-                let mut s = black_box(&*keyed).clone();
-                absorb_pieces(&mut s, data);
-                s.finalize().into()
-            }
-        }
-    };
-}
-
-patterns!(uh06, polyval::universal_hash);
-patterns!(uh05, polyval_06::universal_hash);
+mod uhf_patterns;
+use uhf_patterns::{uh05, uh06};
 
 /// The kept pattern on `clmul_core` directly.
 fn core_message<const GHASH: bool>(s: &mut clmul_core::Hasher<GHASH>, data: &[u8]) -> [u8; 16] {

@@ -36,9 +36,10 @@ docs/*.svg.
   --pin             run each bench pinned to CPU 1 at real-time priority (taskset, chrt;
                     needs root) to cut the noise of a shared machine
   --no-run-benches  only regenerate the README sections from existing results
-  --only STEP       with --full: run only this step of the matrix (repeatable): uhf, aead,
-                    siv, siv-polyval (RustCrypto's aes-gcm-siv with our polyval), soft;
-                    the README sections are regenerated from all results
+  --only STEP       with --full: run only this step of the matrix (repeatable): uhf,
+                    uhf-paired (POLYVAL/GHASH interleaved with RustCrypto), aead, siv,
+                    siv-polyval (RustCrypto's aes-gcm-siv with our polyval), soft,
+                    soft-paired; the README sections are regenerated from all results
 ";
 
 const HEADLINE_START: &str = "<!-- headline:start -->";
@@ -50,6 +51,21 @@ const GEN010: &str = "gen010-";
 const GEN011: &str = "gen011-";
 /// The prefix of the groups of RustCrypto's AES-GCM-SIV with our polyval patched in.
 const PATCHED: &str = "polyval-patched-";
+
+/// The README sections of the interleaved POLYVAL/GHASH tables (`uhf_paired.rs`): the normal
+/// build's, and the forced-portable build's.
+const PAIRED: [(&str, &str, &str); 2] = [
+    (
+        "uhf-paired",
+        "<!-- uhf-paired:start -->",
+        "<!-- uhf-paired:end -->",
+    ),
+    (
+        "soft-paired",
+        "<!-- soft-paired:start -->",
+        "<!-- soft-paired:end -->",
+    ),
+];
 
 const START: &str = "<!-- bench:start -->";
 const END: &str = "<!-- bench:end -->";
@@ -120,6 +136,23 @@ pub fn run(args: &[String]) -> Result<(), String> {
     if run_benches && step("uhf") {
         bench(&root, &target, "uhf", &[], pin, &criterion_args)?;
     }
+    for (name, _, _) in PAIRED {
+        if run_benches && step(name) {
+            let (dir, env) = if name == "soft-paired" {
+                (&soft, &[("RUSTFLAGS", crate::test::SOFT_RUSTFLAGS)][..])
+            } else {
+                (&target, &[][..])
+            };
+            let note = format!(
+                "Measured with `cargo xtask bench --full` on {}{}",
+                machine(),
+                if pin { ", pinned to CPU 1" } else { "" }
+            );
+            let md = dir.join("uhf-paired.md").display().to_string();
+            let args = ["--markdown".to_string(), md, "--note".to_string(), note];
+            bench(&root, dir, "uhf_paired", env, pin, &args)?;
+        }
+    }
     if run_benches && step("aead") {
         bench(&root, &target, "aead", &[], pin, &criterion_args)?;
     }
@@ -134,13 +167,21 @@ pub fn run(args: &[String]) -> Result<(), String> {
             &root,
             &soft,
             "uhf",
-            &[(
-                "RUSTFLAGS",
-                "--cfg polyval_backend=\"soft\" --cfg polyval_force_soft",
-            )],
+            &[("RUSTFLAGS", crate::test::SOFT_RUSTFLAGS)],
             pin,
             &criterion_args,
         )?;
+    }
+
+    for ((_, start, end), dir) in PAIRED.iter().zip([&target, &soft]) {
+        let path = dir.join("uhf-paired.md");
+        match fs::read_to_string(&path) {
+            Ok(table) => splice(&root, start, end, &table)?,
+            Err(e) => println!(
+                "bench: {}: {e}; its README section left as it was",
+                path.display()
+            ),
+        }
     }
 
     let normal = target.join("criterion");
