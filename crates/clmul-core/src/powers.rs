@@ -113,8 +113,10 @@ impl Small {
     }
 
     /// The 16 bytes of H^k (`1 <= k <= SMALL`), a native-endian `u128`, for a SIMD kernel's
-    /// vector loads and stores on a table it holds exclusively. The pointer comes from the
-    /// whole array, and is valid as long as that borrow.
+    /// vector stores on a table it holds exclusively (its reads are [`Small::get`]'s 8-byte
+    /// words: `clone` writes the words one by one, and a 16-byte load of two 8-byte stores in
+    /// flight waits for them). The pointer comes from the whole array, and is valid as long
+    /// as that borrow.
     #[inline]
     pub fn power_mut_ptr(&mut self, k: usize) -> *mut u8 {
         assert!((1..=SMALL).contains(&k));

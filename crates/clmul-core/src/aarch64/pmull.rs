@@ -158,18 +158,12 @@ crate::target_tier! {
         veorq_u64(h, swap(h))
     }
 
-    /// H^k from a state's kept powers, which the caller holds exclusively (`&mut`): H^2..H^4
-    /// in one 16-byte load, H itself in two 8-byte ones (key setup may have just written it
-    /// from general registers; see the PCLMULQDQ backend's `load_kept`).
+    /// H^k from a state's kept powers, as two 8-byte words: key setup (H) and `clone`
+    /// (H^2..H^4) write them as 8-byte stores, which a 16-byte load cannot take its bytes
+    /// from while they are in flight (see the PCLMULQDQ backend's `load_kept`).
     #[inline]
     fn load_kept(small: &mut Small, k: usize) -> uint64x2_t {
-        if k == 1 {
-            return load_u128(&small.get(1));
-        }
-        // SAFETY: `power_mut_ptr` points to the 16 bytes of H^k in `small` (little-endian on
-        // aarch64), which the caller holds exclusively: nothing writes them during the load.
-        // `vld1q_u8` needs no alignment.
-        vreinterpretq_u64_u8(unsafe { vld1q_u8(small.power_mut_ptr(k)) })
+        load_u128(&small.get(k))
     }
 
     /// H^4..H^1 (highest first) from H: H^2, then H^4 and H^3 side by side. The one ladder of

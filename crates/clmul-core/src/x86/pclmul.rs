@@ -258,19 +258,16 @@ crate::target_tier! {
         _mm_xor_si128(h, _mm_shuffle_epi32::<0x4e>(h))
     }
 
-    /// H^k from a state's kept powers, which the caller holds exclusively (`&mut`). H^2..H^4
-    /// in one 16-byte load; H itself in two 8-byte ones, because key setup has just written
-    /// it from general registers in a state made per message, and a 16-byte load across two
+    /// H^k from a state's kept powers, in two 8-byte loads. The powers may have just been
+    /// written as 8-byte words: H by key setup from general registers in a state made per
+    /// message, H^2..H^4 by `clone` in a state cloned per message. A 16-byte load across two
     /// 8-byte stores still in flight waits for them to reach the cache (measured on Zen 4: a
-    /// fresh key's one-block message, 15 ns with the 16-byte load, 8.4 ns without).
+    /// fresh key's one-block message, 15 ns with the 16-byte load, 8.4 ns without; a clone's
+    /// 256-byte message, 45 ns with it, see `uhf_paired`). An 8-byte load lies within either
+    /// kind of store, the kernels' own 16-byte stores too.
     #[inline]
     pub fn load_kept(small: &mut Small, k: usize) -> __m128i {
-        if k == 1 {
-            return from_u128(small.get(1));
-        }
-        // SAFETY: `power_mut_ptr` points to the 16 bytes of H^k in `small`, which the caller
-        // holds exclusively: nothing writes them during the load. `loadu` needs no alignment.
-        unsafe { _mm_loadu_si128(small.power_mut_ptr(k).cast()) }
+        from_u128(small.get(k))
     }
 
     /// H^4..H^1 (highest first) from H, with `mul` and `sq` (the domain's product and square):
