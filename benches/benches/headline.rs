@@ -174,18 +174,7 @@ fn forced(c: &Case, name: &str) -> Option<Runner> {
     })
 }
 
-/// The value below which a fraction `q` of `v` lies (nearest rank).
-fn quantile(v: &mut [f64], q: f64) -> f64 {
-    v.sort_by(|a, b| a.total_cmp(b));
-    v[((v.len() - 1) as f64 * q).round() as usize]
-}
-
-/// The fraction of rounds below which an implementation's time is taken: on a shared machine
-/// the load of others only ever adds time, so a low quantile is the estimate least disturbed
-/// by it (and, unlike the minimum, not one lucky batch).
-const Q: f64 = 0.2;
-
-/// One case's result: per implementation, its time (the [`Q`] quantile over the rounds) and
+/// One case's result: per implementation, its time (the [`benches::Q`] quantile over the rounds) and
 /// the median of the per-round ratios of its time to ours (above 1: ours is faster).
 struct Row {
     label: &'static str,
@@ -222,7 +211,11 @@ fn measure(c: &Case, rounds: usize, batch_ns: f64) -> Row {
         .zip(&mut times)
         .map(|((name, _), t)| {
             let mut ratios: Vec<f64> = t.iter().zip(&ours).map(|(a, o)| a / o).collect();
-            (name.clone(), quantile(t, Q), quantile(&mut ratios, 0.5))
+            (
+                name.clone(),
+                benches::quantile(t, benches::Q),
+                benches::quantile(&mut ratios, 0.5),
+            )
         })
         .collect();
     Row {
@@ -239,40 +232,17 @@ fn gbps(row: &Row, ns: f64) -> f64 {
 }
 
 fn main() {
-    let mut args = std::env::args().skip(1);
-    let (mut rounds, mut batch_ms, mut markdown, mut note, mut filter) = (
-        41usize,
-        2.0f64,
-        None::<String>,
-        String::new(),
-        String::new(),
-    );
-    while let Some(a) = args.next() {
-        match a.as_str() {
-            "--rounds" => {
-                rounds = args
-                    .next()
-                    .and_then(|v| v.parse().ok())
-                    .expect("--rounds N")
-            }
-            "--batch-ms" => {
-                batch_ms = args
-                    .next()
-                    .and_then(|v| v.parse().ok())
-                    .expect("--batch-ms M")
-            }
-            "--markdown" => markdown = args.next(),
-            "--note" => note = args.next().unwrap_or_default(),
-            // What cargo bench passes.
-            "--bench" => {}
-            f if !f.starts_with('-') => filter = f.to_owned(),
-            other => eprintln!("headline: ignoring {other}"),
-        }
-    }
+    let benches::InterleavedArgs {
+        rounds,
+        batch_ns,
+        markdown,
+        note,
+        filter,
+    } = benches::InterleavedArgs::parse("headline", 41, 2e6);
     let ghz = benches::measure_core_ghz("before");
     let mut rows = Vec::new();
     for c in CASES.iter().filter(|c| c.label.contains(&filter)) {
-        let row = measure(c, rounds, batch_ms * 1e6);
+        let row = measure(c, rounds, batch_ns);
         let ours_ns = row.impls[0].1;
         for (name, ns, ratio) in &row.impls {
             let cpb = ns * ghz / (row.len as f64 * if row.roundtrip { 2.0 } else { 1.0 });
@@ -309,7 +279,7 @@ fn render(rows: &[Row], ghz: f64, rounds: usize, note: &str) -> String {
         } else {
             note
         },
-        (Q * 100.0).round(),
+        (benches::Q * 100.0).round(),
     ));
     s.push_str(
         "| case | ours | best peer | ours vs best peer | ours vs RustCrypto |\n\

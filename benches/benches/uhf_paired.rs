@@ -174,17 +174,7 @@ fn ghash_vs_polyval() -> Vec<Case> {
     ]
 }
 
-/// The value below which a fraction `q` of `v` lies (nearest rank).
-fn quantile(v: &mut [f64], q: f64) -> f64 {
-    v.sort_by(|a, b| a.total_cmp(b));
-    v[((v.len() - 1) as f64 * q).round() as usize]
-}
-
-/// The fraction of rounds below which a time is taken (as in `headline.rs`): the load of others
-/// only ever adds time, so a low quantile is the estimate least disturbed by it.
-const Q: f64 = 0.2;
-
-/// One size of a row: ours and the peer's time (the [`Q`] quantile), the median of the
+/// One size of a row: ours and the peer's time (the [`benches::Q`] quantile), the median of the
 /// per-round ratios peer / ours, and the lowest tenth of those ratios.
 struct Cell {
     ours: f64,
@@ -217,44 +207,21 @@ fn measure(ours: &mut Runner, peer: &mut Runner, rounds: usize, batch_ns: f64) -
         ratios.push(p / o);
     }
     Cell {
-        ours: quantile(&mut to, Q),
-        peer: quantile(&mut tp, Q),
-        ratio: quantile(&mut ratios, 0.5),
-        ratio_p10: quantile(&mut ratios, 0.1),
+        ours: benches::quantile(&mut to, benches::Q),
+        peer: benches::quantile(&mut tp, benches::Q),
+        ratio: benches::quantile(&mut ratios, 0.5),
+        ratio_p10: benches::quantile(&mut ratios, 0.1),
     }
 }
 
 fn main() {
-    let mut args = std::env::args().skip(1);
-    let (mut rounds, mut batch_us, mut markdown, mut note, mut filter) = (
-        31usize,
-        300.0f64,
-        None::<String>,
-        String::new(),
-        String::new(),
-    );
-    while let Some(a) = args.next() {
-        match a.as_str() {
-            "--rounds" => {
-                rounds = args
-                    .next()
-                    .and_then(|v| v.parse().ok())
-                    .expect("--rounds N")
-            }
-            "--batch-us" => {
-                batch_us = args
-                    .next()
-                    .and_then(|v| v.parse().ok())
-                    .expect("--batch-us U")
-            }
-            "--markdown" => markdown = args.next(),
-            "--note" => note = args.next().unwrap_or_default(),
-            // What cargo bench passes.
-            "--bench" => {}
-            f if !f.starts_with('-') => filter = f.to_owned(),
-            other => eprintln!("uhf_paired: ignoring {other}"),
-        }
-    }
+    let benches::InterleavedArgs {
+        rounds,
+        batch_ns,
+        markdown,
+        note,
+        filter,
+    } = benches::InterleavedArgs::parse("uhf_paired", 31, 3e5);
     let soft = cfg!(polyval_backend = "soft");
     let mut cases = generation!(
         "",
@@ -284,7 +251,7 @@ fn main() {
         let mut cells = Vec::new();
         for len in SIZES {
             let (mut o, mut p) = (c.make)(len);
-            let cell = measure(&mut o, &mut p, rounds, batch_us * 1e3);
+            let cell = measure(&mut o, &mut p, rounds, batch_ns);
             println!(
                 "{:<24} {:>6} B  ours {:>9.1} ns  {} {:>9.1} ns  paired median {:.3}x (p10 {:.3}x)",
                 c.label, len, cell.ours, c.peer, cell.peer, cell.ratio, cell.ratio_p10
@@ -318,7 +285,7 @@ fn render(
         } else {
             note
         },
-        (Q * 100.0).round(),
+        (benches::Q * 100.0).round(),
     );
     s.push_str("| pattern | peer |");
     for len in SIZES {

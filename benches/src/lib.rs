@@ -113,3 +113,60 @@ pub fn test_data(len: usize) -> Vec<u8> {
         })
         .collect()
 }
+
+/// The value below which a fraction `q` of `v` lies (nearest rank).
+pub fn quantile(v: &mut [f64], q: f64) -> f64 {
+    v.sort_by(|a, b| a.total_cmp(b));
+    v[((v.len() - 1) as f64 * q).round() as usize]
+}
+
+/// The fraction of rounds below which the interleaved benches (`headline.rs`,
+/// `uhf_paired.rs`) take an implementation's time: on a shared machine the load of others only
+/// ever adds time, so a low quantile is the estimate least disturbed by it (and, unlike the
+/// minimum, not one lucky batch).
+pub const Q: f64 = 0.2;
+
+/// The command line of the interleaved benches: `--rounds N`, `--batch-ms M` or
+/// `--batch-us U`, `--markdown FILE`, `--note TEXT`, and a filter (the first argument not
+/// starting with `-`).
+pub struct InterleavedArgs {
+    pub rounds: usize,
+    /// Nanoseconds per batch of one implementation.
+    pub batch_ns: f64,
+    pub markdown: Option<String>,
+    pub note: String,
+    pub filter: String,
+}
+
+impl InterleavedArgs {
+    /// Parses the process's arguments; `tool` names the bench in messages.
+    pub fn parse(tool: &str, rounds: usize, batch_ns: f64) -> Self {
+        let mut a = Self {
+            rounds,
+            batch_ns,
+            markdown: None,
+            note: String::new(),
+            filter: String::new(),
+        };
+        let mut args = std::env::args().skip(1);
+        let number = |args: &mut std::iter::Skip<std::env::Args>, flag: &str| -> f64 {
+            args.next()
+                .and_then(|v| v.parse().ok())
+                .unwrap_or_else(|| panic!("{tool}: {flag} takes a number"))
+        };
+        while let Some(arg) = args.next() {
+            match arg.as_str() {
+                "--rounds" => a.rounds = number(&mut args, "--rounds") as usize,
+                "--batch-ms" => a.batch_ns = number(&mut args, "--batch-ms") * 1e6,
+                "--batch-us" => a.batch_ns = number(&mut args, "--batch-us") * 1e3,
+                "--markdown" => a.markdown = args.next(),
+                "--note" => a.note = args.next().unwrap_or_default(),
+                // What cargo bench passes.
+                "--bench" => {}
+                f if !f.starts_with('-') => a.filter = f.to_owned(),
+                other => eprintln!("{tool}: ignoring {other}"),
+            }
+        }
+        a
+    }
+}
