@@ -232,16 +232,11 @@ fn gbps(row: &Row, ns: f64) -> f64 {
 }
 
 fn main() {
-    let benches::InterleavedArgs {
-        rounds,
-        batch_ns,
-        markdown,
-        note,
-        filter,
-    } = benches::InterleavedArgs::parse("headline", 41, 2e6);
+    let args = benches::InterleavedArgs::parse("headline", 41, 2e6);
+    let (rounds, batch_ns, filter) = (args.rounds, args.batch_ns, &args.filter);
     let ghz = benches::measure_core_ghz("before");
     let mut rows = Vec::new();
-    for c in CASES.iter().filter(|c| c.label.contains(&filter)) {
+    for c in CASES.iter().filter(|c| c.label.contains(filter.as_str())) {
         let row = measure(c, rounds, batch_ns);
         let ours_ns = row.impls[0].1;
         for (name, ns, ratio) in &row.impls {
@@ -259,10 +254,10 @@ fn main() {
         }
         rows.push(row);
     }
-    let md = render(&rows, ghz, rounds, &note);
+    let md = render(&rows, ghz, rounds, &args.note);
     println!("\n{md}");
-    if let Some(path) = markdown {
-        std::fs::write(&path, &md).unwrap_or_else(|e| panic!("{path}: {e}"));
+    if let Some(path) = &args.markdown {
+        std::fs::write(path, &md).unwrap_or_else(|e| panic!("{path}: {e}"));
         eprintln!("headline: table written to {path}");
     }
 }

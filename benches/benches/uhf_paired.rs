@@ -215,13 +215,8 @@ fn measure(ours: &mut Runner, peer: &mut Runner, rounds: usize, batch_ns: f64) -
 }
 
 fn main() {
-    let benches::InterleavedArgs {
-        rounds,
-        batch_ns,
-        markdown,
-        note,
-        filter,
-    } = benches::InterleavedArgs::parse("uhf_paired", 31, 3e5);
+    let args = benches::InterleavedArgs::parse("uhf_paired", 31, 3e5);
+    let (rounds, batch_ns, filter) = (args.rounds, args.batch_ns, &args.filter);
     let soft = cfg!(polyval_backend = "soft");
     let mut cases = generation!(
         "",
@@ -247,7 +242,7 @@ fn main() {
     };
     eprintln!("uhf_paired: ours runs {backend}");
     let mut rows = Vec::new();
-    for c in cases.iter().filter(|c| c.label.contains(&filter)) {
+    for c in cases.iter().filter(|c| c.label.contains(filter.as_str())) {
         let mut cells = Vec::new();
         for len in SIZES {
             let (mut o, mut p) = (c.make)(len);
@@ -260,10 +255,10 @@ fn main() {
         }
         rows.push((c, cells));
     }
-    let md = render(&rows, rounds, backend, &note);
+    let md = render(&rows, rounds, backend, &args.note);
     println!("\n{md}");
-    if let Some(path) = markdown {
-        std::fs::write(&path, &md).unwrap_or_else(|e| panic!("{path}: {e}"));
+    if let Some(path) = &args.markdown {
+        std::fs::write(path, &md).unwrap_or_else(|e| panic!("{path}: {e}"));
         eprintln!("uhf_paired: table written to {path}");
     }
 }
