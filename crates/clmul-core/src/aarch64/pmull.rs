@@ -162,7 +162,7 @@ crate::target_tier! {
     /// (H^2..H^4) write them as 8-byte stores, which a 16-byte load cannot take its bytes
     /// from while they are in flight (see the PCLMULQDQ backend's `load_kept`).
     #[inline]
-    fn load_kept(small: &mut Small, k: usize) -> uint64x2_t {
+    fn load_kept(small: &Small, k: usize) -> uint64x2_t {
         load_u128(&small.get(k))
     }
 

@@ -175,8 +175,9 @@ crate::target_tier! {
         reduce(acc)
     }
 
-    /// Hashes `blocks` against the matching powers (`pow.len() == blocks.len()`), the first
-    /// block plus `y`; returns the reduced result.
+    /// Hashes `blocks` (at most [`STRIDE`]) against the matching powers (`pow.len() ==
+    /// blocks.len()`), the first block plus `y`; returns the reduced result: [`run_regs`] on
+    /// the powers loaded from the key table.
     #[inline]
     pub fn run<const GHASH: bool>(
         y: __m128i,
@@ -184,29 +185,13 @@ crate::target_tier! {
         pow: &[u128],
         powx: &[u128],
     ) -> __m128i {
-        let mut acc = acc_zero();
-        let Some((b0, rest)) = blocks.split_first() else {
-            return y;
-        };
-        mul_acc(&mut acc, _mm_xor_si128(load::<GHASH>(b0), y), load_u128(&pow[0]), load_u128(&powx[0]));
-        if GHASH {
-            for ((b, h), hx) in rest.iter().zip(&pow[1..]).zip(&powx[1..]) {
-                mul_acc(&mut acc, load::<true>(b), load_u128(h), load_u128(hx));
-            }
-            return reduce(acc);
+        let n = blocks.len();
+        assert!(n <= STRIDE && pow.len() == n && powx.len() == n);
+        let (mut pw, mut px) = ([_mm_setzero_si128(); STRIDE], [_mm_setzero_si128(); STRIDE]);
+        for (r, v) in pw.iter_mut().zip(pow).chain(px.iter_mut().zip(powx)) {
+            *r = load_u128(v);
         }
-        // POLYVAL's other blocks two at a time (`mul_acc_pair`), an odd last one alone.
-        let (pairs, last) = rest.as_chunks::<2>();
-        for (i, pr) in pairs.iter().enumerate() {
-            let k = 1 + 2 * i;
-            let h = [load_u128(&pow[k]), load_u128(&pow[k + 1])];
-            mul_acc_pair(&mut acc, pr, h, [load_u128(&powx[k]), load_u128(&powx[k + 1])]);
-        }
-        if let [b] = last {
-            let k = blocks.len() - 1;
-            mul_acc(&mut acc, load::<false>(b), load_u128(&pow[k]), load_u128(&powx[k]));
-        }
-        reduce(acc)
+        run_regs::<GHASH>(y, blocks, &pw[..n], &px[..n])
     }
 
     /// Absorbs `blocks` into `acc`.
@@ -266,7 +251,7 @@ crate::target_tier! {
     /// 256-byte message, 45 ns with it, see `uhf_paired`). An 8-byte load lies within either
     /// kind of store, the kernels' own 16-byte stores too.
     #[inline]
-    pub fn load_kept(small: &mut Small, k: usize) -> __m128i {
+    pub fn load_kept(small: &Small, k: usize) -> __m128i {
         from_u128(small.get(k))
     }
 
