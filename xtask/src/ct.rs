@@ -231,7 +231,7 @@ const VARIANTS: &[Variant] = &[
 
 /// Builds the harness for `v` into `target/ct/<variant>` and returns the binary's path.
 fn build(root: &Path, v: &Variant) -> Result<PathBuf, String> {
-    let target_dir = root.join("target/ct").join(v.name);
+    let target_dir = build_dir(root).join(v.name);
     let mut cmd = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
     cmd.args(["build", "--release", "--manifest-path"])
         .arg(root.join("ct/Cargo.toml"))
@@ -588,7 +588,7 @@ fn host_triple() -> Result<String, String> {
 /// Builds the MSan harness into `target/ct/msan`.
 fn build_msan(root: &Path) -> Result<PathBuf, String> {
     let host = host_triple()?;
-    let target_dir = root.join("target/ct/msan");
+    let target_dir = build_dir(root).join("msan");
     let mut cmd = tools::nightly_cargo();
     cmd.args(["build", "--release", "-Zbuild-std", "--target", &host])
         .arg("--manifest-path")
@@ -807,6 +807,12 @@ fn disasm_check(bin: &Path, targets: &[String], report: &mut Report) -> Result<(
         }
     }
     Ok(())
+}
+
+/// Where the checks build their binaries, one directory per variant (`cargo xtask test`
+/// deletes it after its quick run).
+pub fn build_dir(root: &Path) -> PathBuf {
+    root.join("target/ct")
 }
 
 #[cfg(test)]

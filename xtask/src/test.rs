@@ -208,7 +208,7 @@ pub fn run_local(steps: &Steps) -> Result<(), String> {
             ..crate::ct::Options::parse(&["--quick".to_owned()])?.expect("not --help")
         };
         crate::ct::run_with(&opts)?;
-        discard(steps, &root.join("target/ct"));
+        discard(steps, &crate::ct::build_dir(&root));
     }
     Ok(())
 }
