@@ -52,18 +52,20 @@ const GEN011: &str = "gen011-";
 /// The prefix of the groups of RustCrypto's AES-GCM-SIV with our polyval patched in.
 const PATCHED: &str = "polyval-patched-";
 
-/// The README sections of the interleaved POLYVAL/GHASH tables (`uhf_paired.rs`): the normal
-/// build's, and the forced-portable build's.
-const PAIRED: [(&str, &str, &str); 2] = [
+/// The interleaved POLYVAL/GHASH tables (`uhf_paired.rs`): step name, README section
+/// markers, and whether the build is the forced-portable one (in `target/soft`).
+const PAIRED: [(&str, &str, &str, bool); 2] = [
     (
         "uhf-paired",
         "<!-- uhf-paired:start -->",
         "<!-- uhf-paired:end -->",
+        false,
     ),
     (
         "soft-paired",
         "<!-- soft-paired:start -->",
         "<!-- soft-paired:end -->",
+        true,
     ),
 ];
 
@@ -107,11 +109,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
 
     let headline_md = target.join("headline.md");
     if run_benches {
-        let note = format!(
-            "Measured with `cargo xtask bench` on {}{}",
-            machine(),
-            if pin { ", pinned to CPU 1" } else { "" }
-        );
+        let note = measured("cargo xtask bench", pin);
         let args = [
             "--markdown".to_string(),
             headline_md.display().to_string(),
@@ -136,18 +134,16 @@ pub fn run(args: &[String]) -> Result<(), String> {
     if run_benches && step("uhf") {
         bench(&root, &target, "uhf", &[], pin, &criterion_args)?;
     }
-    for (name, _, _) in PAIRED {
+    let paired_dir = |soft_build: bool| if soft_build { &soft } else { &target };
+    for (name, _, _, soft_build) in PAIRED {
         if run_benches && step(name) {
-            let (dir, env) = if name == "soft-paired" {
-                (&soft, &[("RUSTFLAGS", crate::test::SOFT_RUSTFLAGS)][..])
+            let dir = paired_dir(soft_build);
+            let env: &[(&str, &str)] = if soft_build {
+                &[("RUSTFLAGS", crate::test::SOFT_RUSTFLAGS)]
             } else {
-                (&target, &[][..])
+                &[]
             };
-            let note = format!(
-                "Measured with `cargo xtask bench --full` on {}{}",
-                machine(),
-                if pin { ", pinned to CPU 1" } else { "" }
-            );
+            let note = measured("cargo xtask bench --full", pin);
             let md = dir.join("uhf-paired.md").display().to_string();
             let args = ["--markdown".to_string(), md, "--note".to_string(), note];
             bench(&root, dir, "uhf_paired", env, pin, &args)?;
@@ -173,8 +169,8 @@ pub fn run(args: &[String]) -> Result<(), String> {
         )?;
     }
 
-    for ((_, start, end), dir) in PAIRED.iter().zip([&target, &soft]) {
-        let path = dir.join("uhf-paired.md");
+    for (_, start, end, soft_build) in PAIRED {
+        let path = paired_dir(soft_build).join("uhf-paired.md");
         match fs::read_to_string(&path) {
             Ok(table) => splice(&root, start, end, &table)?,
             Err(e) => println!(
@@ -421,6 +417,15 @@ pub(crate) fn status(cmd: &mut Command) -> Result<(), String> {
     } else {
         Err(format!("{cmd:?} exited with {s}"))
     }
+}
+
+/// The note above an interleaved table: the command, the machine, and whether it was pinned.
+fn measured(command: &str, pin: bool) -> String {
+    format!(
+        "Measured with `{command}` on {}{}",
+        machine(),
+        if pin { ", pinned to CPU 1" } else { "" }
+    )
 }
 
 /// "model name" from /proc/cpuinfo, and the core count.
