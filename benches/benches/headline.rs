@@ -21,6 +21,8 @@
 use std::hint::black_box;
 use std::time::Instant;
 
+use benches::Runner;
+
 mod impls;
 use impls::{Gcm, KEY};
 
@@ -91,9 +93,6 @@ const CASES: [Case; 15] = [
     siv("AES-256-GCM-SIV encrypt 64 B", 256, 64),
     siv("AES-128-GCM-SIV encrypt 16 B", 128, 16),
 ];
-
-/// Runs `n` operations of a case; returns the nanoseconds they took.
-type Runner = Box<dyn FnMut(u64) -> f64>;
 
 /// A runner for `gcm` on case `c`: in-place encryption, or encryption then decryption.
 fn runner<G: Gcm + 'static>(gcm: G, c: &Case) -> Runner {
@@ -184,32 +183,13 @@ struct Row {
 }
 
 fn measure(c: &Case, rounds: usize, batch_ns: f64) -> Row {
-    let mut rs = runners(c);
-    // Calibrate: a batch of about `batch_ns` per implementation (after a warm-up).
-    let mut sizes = Vec::new();
-    for (_, r) in &mut rs {
-        r(16);
-        let mut n = 1u64;
-        while r(n) < batch_ns / 4.0 && n < 1 << 30 {
-            n *= 2;
-        }
-        let t = r(n) / n as f64;
-        sizes.push(((batch_ns / t).ceil() as u64).max(1));
-    }
-    let k = rs.len();
-    let mut times: Vec<Vec<f64>> = vec![Vec::with_capacity(rounds); k];
-    for round in 0..rounds {
-        for j in 0..k {
-            let i = (round + j) % k;
-            let t = rs[i].1(sizes[i]) / sizes[i] as f64;
-            times[i].push(t);
-        }
-    }
+    let (names, mut rs): (Vec<String>, Vec<Runner>) = runners(c).into_iter().unzip();
+    let mut times = benches::interleave(&mut rs, rounds, batch_ns);
     let ours = times[0].clone();
-    let impls = rs
+    let impls = names
         .iter()
         .zip(&mut times)
-        .map(|((name, _), t)| {
+        .map(|(name, t)| {
             let mut ratios: Vec<f64> = t.iter().zip(&ours).map(|(a, o)| a / o).collect();
             (
                 name.clone(),

@@ -23,6 +23,7 @@
 use std::hint::black_box;
 use std::time::Instant;
 
+use benches::Runner;
 use polyval_06::universal_hash::KeyInit as _;
 
 mod uhf_patterns;
@@ -32,9 +33,6 @@ use uhf_patterns::{uh05, uh06};
 const SIZES: [usize; 6] = [16, 64, 256, 1024, 4096, 16384];
 /// An arbitrary key (POLYVAL's key, or GHASH's H), that of `uhf.rs`.
 const KEY: [u8; 16] = *b"\x25\x62\x93\x47\x58\x92\x42\x76\x1d\x31\xf8\x26\xba\x4b\x75\x7b";
-
-/// Runs `n` messages; returns the nanoseconds they took.
-type Runner = Box<dyn FnMut(u64) -> f64>;
 
 /// A runner for `message` on `len` bytes with `state` kept across calls.
 fn runner<S: 'static>(len: usize, mut state: S, message: fn(&mut S, &[u8]) -> [u8; 16]) -> Runner {
@@ -183,29 +181,11 @@ struct Cell {
     ratio_p10: f64,
 }
 
-fn measure(ours: &mut Runner, peer: &mut Runner, rounds: usize, batch_ns: f64) -> Cell {
-    let mut sizes = [0u64; 2];
-    for (k, r) in [&mut *ours, &mut *peer].into_iter().enumerate() {
-        r(64);
-        let mut n = 1u64;
-        while r(n) < batch_ns / 4.0 && n < 1 << 30 {
-            n *= 2;
-        }
-        sizes[k] = ((batch_ns * n as f64 / r(n)).ceil() as u64).max(1);
-    }
-    let (mut to, mut tp, mut ratios) = (Vec::new(), Vec::new(), Vec::new());
-    for round in 0..rounds {
-        let (o, p) = if round % 2 == 0 {
-            let o = ours(sizes[0]) / sizes[0] as f64;
-            (o, peer(sizes[1]) / sizes[1] as f64)
-        } else {
-            let p = peer(sizes[1]) / sizes[1] as f64;
-            (ours(sizes[0]) / sizes[0] as f64, p)
-        };
-        to.push(o);
-        tp.push(p);
-        ratios.push(p / o);
-    }
+fn measure(ours: Runner, peer: Runner, rounds: usize, batch_ns: f64) -> Cell {
+    let [mut to, mut tp]: [Vec<f64>; 2] = benches::interleave(&mut [ours, peer], rounds, batch_ns)
+        .try_into()
+        .expect("one time series per runner");
+    let mut ratios: Vec<f64> = tp.iter().zip(&to).map(|(p, o)| p / o).collect();
     Cell {
         ours: benches::quantile(&mut to, benches::Q),
         peer: benches::quantile(&mut tp, benches::Q),
@@ -245,8 +225,8 @@ fn main() {
     for c in cases.iter().filter(|c| c.label.contains(filter.as_str())) {
         let mut cells = Vec::new();
         for len in SIZES {
-            let (mut o, mut p) = (c.make)(len);
-            let cell = measure(&mut o, &mut p, rounds, batch_ns);
+            let (o, p) = (c.make)(len);
+            let cell = measure(o, p, rounds, batch_ns);
             println!(
                 "{:<24} {:>6} B  ours {:>9.1} ns  {} {:>9.1} ns  paired median {:.3}x (p10 {:.3}x)",
                 c.label, len, cell.ours, c.peer, cell.peer, cell.ratio, cell.ratio_p10

@@ -114,6 +114,37 @@ pub fn test_data(len: usize) -> Vec<u8> {
         .collect()
 }
 
+/// Runs `n` operations of one implementation; returns the nanoseconds they took.
+pub type Runner = Box<dyn FnMut(u64) -> f64>;
+
+/// Times `runners` interleaved: after a warm-up, each gets a batch size of about `batch_ns`,
+/// then every round times one batch of each, in an order rotating by one per round (so a
+/// load that comes and goes falls on all of them alike). Returns, per runner, the time of one
+/// operation in each round.
+pub fn interleave(runners: &mut [Runner], rounds: usize, batch_ns: f64) -> Vec<Vec<f64>> {
+    let sizes: Vec<u64> = runners
+        .iter_mut()
+        .map(|r| {
+            r(16);
+            let mut n = 1u64;
+            while r(n) < batch_ns / 4.0 && n < 1 << 30 {
+                n *= 2;
+            }
+            let t = r(n) / n as f64;
+            ((batch_ns / t).ceil() as u64).max(1)
+        })
+        .collect();
+    let k = runners.len();
+    let mut times = vec![Vec::with_capacity(rounds); k];
+    for round in 0..rounds {
+        for j in 0..k {
+            let i = (round + j) % k;
+            times[i].push(runners[i](sizes[i]) / sizes[i] as f64);
+        }
+    }
+    times
+}
+
 /// The value below which a fraction `q` of `v` lies (nearest rank).
 pub fn quantile(v: &mut [f64], q: f64) -> f64 {
     v.sort_by(|a, b| a.total_cmp(b));
