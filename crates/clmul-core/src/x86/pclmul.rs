@@ -175,8 +175,8 @@ crate::target_tier! {
         reduce(acc)
     }
 
-    /// Hashes `blocks` (at most [`STRIDE`]) against the matching powers (`pow.len() ==
-    /// blocks.len()`), the first block plus `y`; returns the reduced result: [`run_regs`] on
+    /// Hashes `blocks` (at most `STRIDE`) against the matching powers (`pow.len() ==
+    /// blocks.len()`), the first block plus `y`; returns the reduced result: `run_regs` on
     /// the powers loaded from the key table.
     #[inline]
     pub fn run<const GHASH: bool>(
