@@ -10,6 +10,9 @@
 //!   0.10 (`aead-0.5/`) against RustCrypto's 0.10.3, at every size in `SIZES`, through
 //!   `AeadInPlace`'s detached calls.
 //!
+//! Every tag and verdict is read through `black_box` (the compiler could otherwise drop the
+//! unread part of our pure-Rust work, never a peer's foreign call).
+//!
 //! Impls: `ours` (only with `--features ours-aead`, while our crate is being written),
 //! `rustcrypto`, `ring`, `aws-lc-rs`. Every impl runs through the same generic code, so each
 //! pays the same harness overhead; RustCrypto's API and ours are the same trait (`AeadInOut`),
@@ -49,7 +52,7 @@ fn encrypt_case(
     let mut buf = benches::test_data(len);
     g.throughput(Throughput::Bytes(len as u64));
     g.bench_function(BenchmarkId::new(name, len), |b| {
-        b.iter(|| gcm.seal(black_box(aad), black_box(&mut buf)));
+        b.iter(|| black_box(gcm.seal(black_box(aad), black_box(&mut buf))));
     });
 }
 
@@ -67,7 +70,7 @@ fn decrypt_case(g: &mut BenchmarkGroup<'_, WallTime>, name: &str, gcm: &impl Gcm
     g.throughput(Throughput::Bytes(len as u64));
     g.bench_function(BenchmarkId::new(name, len), |b| {
         b.iter(|| {
-            let ok = gcm.open(&[], black_box(&mut buf), &tags[which]);
+            let ok = black_box(gcm.open(&[], black_box(&mut buf), &tags[which]));
             assert!(ok, "{name}: tag did not verify");
             which ^= 1;
         });
@@ -84,8 +87,8 @@ fn roundtrip_case(g: &mut BenchmarkGroup<'_, WallTime>, name: &str, gcm: &impl G
     g.throughput(Throughput::Bytes(len as u64));
     g.bench_function(BenchmarkId::new(name, len), |b| {
         b.iter(|| {
-            let tag = gcm.seal(&[], black_box(&mut buf));
-            let ok = gcm.open(&[], black_box(&mut buf), &tag);
+            let tag = black_box(gcm.seal(&[], black_box(&mut buf)));
+            let ok = black_box(gcm.open(&[], black_box(&mut buf), &tag));
             assert!(ok, "{name}: tag did not verify");
         });
     });
