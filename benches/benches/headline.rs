@@ -1,7 +1,10 @@
-//! The headline comparison: our AES-GCM against the best of ring and aws-lc-rs on the cases of
-//! the README's short table, our 256-bit VAES engine forced against ring (whose VAES+AVX2
-//! code is what CPUs without AVX-512 run), and our AES-GCM-SIV against aws-lc-rs (ring has
-//! none) and RustCrypto's `aes-gcm-siv` 0.12.1, in a minute or two.
+//! The headline comparison: our AES-GCM against ring, aws-lc-rs and RustCrypto's `aes-gcm`
+//! on the cases of the README's short table (the shapes protocols send: TLS, QUIC and ESP
+//! records with their AAD, short messages, a fresh key per message), our 256-bit VAES engine
+//! forced against ring (whose VAES+AVX2 code is what CPUs without AVX-512 run), our
+//! AES-GCM-SIV against aws-lc-rs (ring has none) and RustCrypto's `aes-gcm-siv`, and a real
+//! client, `cookie`'s private jar, with our `aes-gcm` 0.10 patched in against the published
+//! crate; in a minute or two.
 //!
 //! The machines this runs on are shared, and their load changes while a run goes on, so the
 //! implementations of a case are measured *interleaved*: each round times a short batch of
@@ -9,59 +12,139 @@
 //! both of each implementation's time and of the per-round ratios (a ratio taken within one
 //! round sees the same load on both sides). The full matrix stays in `aead.rs` (criterion).
 //!
+//! Every output a caller would read (the tag, the verdict of `open`) goes through
+//! [`black_box`]: the compiler could otherwise drop the unread part of our pure-Rust work
+//! (the tag's GHASH), but never a peer's foreign call, which would flatter us.
+//!
+//! The cookie rows need two builds of `benches/cookie/main.rs` (one `cargo` graph holds one
+//! `aes-gcm` 0.10), which `cargo xtask bench` makes and passes as `--cookie OURS PUBLISHED`;
+//! each is a child process that times batches on request (see that file), interleaved with
+//! the other as the implementations of any other case. Without `--cookie` those rows are
+//! skipped.
+//!
 //! ```text
 //! cargo bench -p benches --bench headline -- [--rounds N] [--batch-ms M] [--markdown FILE]
-//!                                            [--note TEXT] [FILTER]
+//!                                            [--note TEXT] [--cookie OURS PUBLISHED] [FILTER]
 //! ```
 //!
 //! `FILTER` keeps the cases whose label contains it. `HEADLINE_ENGINES=aesni,vaes256,...` adds
-//! rows for those engines of ours, forced (for experiments).
+//! rows for those engines of ours, forced (for experiments; steady-state AES-GCM cases only).
 #![forbid(unsafe_code)]
 
 use std::hint::black_box;
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 use std::time::Instant;
 
 use benches::Runner;
 
 mod impls;
-use impls::{Gcm, KEY};
+use impls::{AAD13, Gcm, KEY};
+
+/// A TLS 1.3 record's AAD: content type 23, legacy version 3.3, length 16385 + 16.
+const AAD_TLS13: [u8; 5] = [0x17, 0x03, 0x03, 0x40, 0x11];
+/// A QUIC short header's worth of AAD: flags, an 18-byte connection ID, a packet number byte.
+const AAD_QUIC: [u8; 20] = *b"\x43\x8f\x21\x5a\x0c\xe7\x93\x14\x6b\xd0\x38\xa5\x71\x2e\xc9\x04\
+                              \x5f\xb6\x80\x2d";
+/// An ESP header: SPI and sequence number.
+const AAD_ESP: [u8; 8] = [0x00, 0x00, 0x10, 0x01, 0x00, 0x00, 0x00, 0x2a];
+/// 16 bytes of AAD, as a short application message might carry.
+const AAD16: [u8; 16] = *b"\x9a\x51\x07\xe3\x2c\x68\xbd\x44\x10\xf5\x86\x3b\xc1\x7e\x29\xd2";
+
+/// What a case measures, and so which implementations it compares.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    /// AES-GCM: ours (`aes-gcm` 0.11), ring, aws-lc-rs, RustCrypto's 0.11.1.
+    Gcm,
+    /// The aead 0.5 generation's AES-GCM: ours (`aes-gcm` 0.10), ring, aws-lc-rs,
+    /// RustCrypto's 0.10.3.
+    Gcm010,
+    /// Our 256-bit VAES engine, forced, against ring.
+    Vaes256,
+    /// AES-GCM-SIV: ours (`aes-gcm-siv` 0.12), aws-lc-rs (ring has none), RustCrypto's 0.12.1.
+    Siv,
+    /// The aead 0.5 generation's AES-GCM-SIV: ours (0.11), aws-lc-rs, RustCrypto's 0.11.1.
+    Siv011,
+    /// `cookie` 0.18.1's private jar, `add` + `get` of a `len`-byte value: with our
+    /// `aes-gcm` 0.10 patched in, against the published crate (on RustCrypto's 0.10.3).
+    Cookie,
+}
 
 /// One case of the table.
 struct Case {
     label: &'static str,
+    kind: Kind,
     key: &'static [u8],
     len: usize,
+    aad: &'static [u8],
+    /// Encryption then decryption (and verification) of the same buffer.
     roundtrip: bool,
-    /// The engine-versus-ring cases: ours is the forced 256-bit VAES engine, the peer ring.
-    vaes256: bool,
-    /// AES-GCM-SIV: ours against aws-lc-rs (ring has none) and RustCrypto's 0.12.1.
-    siv: bool,
+    /// A fresh key per message: the key setup (`KeyInit::new`; ring's and aws-lc-rs's
+    /// `UnboundKey::new` + `LessSafeKey::new`) is timed with each message, and the key bytes
+    /// change from one message to the next.
+    fresh_key: bool,
 }
 
-const fn case(label: &'static str, bits: usize, len: usize) -> Case {
-    let key: &'static [u8] = if bits == 128 {
+const fn key(bits: usize) -> &'static [u8] {
+    if bits == 128 {
         KEY.split_at(16).0
     } else {
         &KEY
-    };
+    }
+}
+
+const fn case(label: &'static str, bits: usize, len: usize) -> Case {
     Case {
         label,
-        key,
+        kind: Kind::Gcm,
+        key: key(bits),
         len,
+        aad: &[],
         roundtrip: false,
-        vaes256: false,
-        siv: false,
+        fresh_key: false,
+    }
+}
+
+/// A case with `aad`.
+const fn aad(label: &'static str, bits: usize, len: usize, aad: &'static [u8]) -> Case {
+    Case {
+        aad,
+        ..case(label, bits, len)
+    }
+}
+
+/// A fresh key per message of `len` bytes with 16 bytes of AAD, of `kind`.
+const fn fresh(label: &'static str, kind: Kind, bits: usize, len: usize) -> Case {
+    Case {
+        kind,
+        fresh_key: true,
+        aad: &AAD16,
+        ..case(label, bits, len)
+    }
+}
+
+const fn vaes256(label: &'static str, len: usize) -> Case {
+    Case {
+        kind: Kind::Vaes256,
+        ..case(label, 128, len)
     }
 }
 
 const fn siv(label: &'static str, bits: usize, len: usize) -> Case {
     Case {
-        siv: true,
+        kind: Kind::Siv,
         ..case(label, bits, len)
     }
 }
 
-const CASES: [Case; 15] = [
+const fn cookie(label: &'static str, len: usize) -> Case {
+    Case {
+        kind: Kind::Cookie,
+        ..case(label, 256, len)
+    }
+}
+
+const CASES: [Case; 36] = [
     case("AES-128-GCM encrypt 16 KiB", 128, 16384),
     case("AES-256-GCM encrypt 16 KiB", 256, 16384),
     Case {
@@ -71,18 +154,85 @@ const CASES: [Case; 15] = [
     case("AES-128-GCM encrypt 1420 B", 128, 1420),
     case("AES-128-GCM encrypt 64 B", 128, 64),
     case("AES-128-GCM encrypt 16 B", 128, 16),
-    Case {
-        vaes256: true,
-        ..case("VAES-256 engine: AES-128-GCM encrypt 16 KiB", 128, 16384)
-    },
-    Case {
-        vaes256: true,
-        ..case("VAES-256 engine: AES-128-GCM encrypt 1420 B", 128, 1420)
-    },
-    Case {
-        vaes256: true,
-        ..case("VAES-256 engine: AES-128-GCM encrypt 64 B", 128, 64)
-    },
+    // Records as protocols send them: with their AAD.
+    aad(
+        "TLS 1.3 record: AES-128-GCM encrypt 16 KiB + 1 B, 5 B AAD",
+        128,
+        16385,
+        &AAD_TLS13,
+    ),
+    aad(
+        "TLS 1.3 record: AES-256-GCM encrypt 16 KiB + 1 B, 5 B AAD",
+        256,
+        16385,
+        &AAD_TLS13,
+    ),
+    aad(
+        "QUIC packet: AES-128-GCM encrypt 1200 B, 20 B AAD",
+        128,
+        1200,
+        &AAD_QUIC,
+    ),
+    aad(
+        "ESP packet: AES-128-GCM encrypt 1420 B, 8 B AAD",
+        128,
+        1420,
+        &AAD_ESP,
+    ),
+    aad("AES-128-GCM encrypt 64 B, 16 B AAD", 128, 64, &AAD16),
+    aad("AES-128-GCM encrypt 16 B, 13 B AAD", 128, 16, &AAD13),
+    // A fresh key per message.
+    fresh(
+        "fresh key: AES-128-GCM new + encrypt 64 B, 16 B AAD",
+        Kind::Gcm,
+        128,
+        64,
+    ),
+    fresh(
+        "fresh key: AES-128-GCM new + encrypt 1 KiB, 16 B AAD",
+        Kind::Gcm,
+        128,
+        1024,
+    ),
+    fresh(
+        "fresh key: AES-256-GCM new + encrypt 64 B, 16 B AAD",
+        Kind::Gcm,
+        256,
+        64,
+    ),
+    fresh(
+        "fresh key: AES-256-GCM new + encrypt 1 KiB, 16 B AAD",
+        Kind::Gcm,
+        256,
+        1024,
+    ),
+    fresh(
+        "fresh key, aes-gcm 0.10: AES-128-GCM new + encrypt 64 B, 16 B AAD",
+        Kind::Gcm010,
+        128,
+        64,
+    ),
+    fresh(
+        "fresh key, aes-gcm 0.10: AES-128-GCM new + encrypt 1 KiB, 16 B AAD",
+        Kind::Gcm010,
+        128,
+        1024,
+    ),
+    fresh(
+        "fresh key, aes-gcm 0.10: AES-256-GCM new + encrypt 64 B, 16 B AAD",
+        Kind::Gcm010,
+        256,
+        64,
+    ),
+    fresh(
+        "fresh key, aes-gcm 0.10: AES-256-GCM new + encrypt 1 KiB, 16 B AAD",
+        Kind::Gcm010,
+        256,
+        1024,
+    ),
+    vaes256("VAES-256 engine: AES-128-GCM encrypt 16 KiB", 16384),
+    vaes256("VAES-256 engine: AES-128-GCM encrypt 1420 B", 1420),
+    vaes256("VAES-256 engine: AES-128-GCM encrypt 64 B", 64),
     siv("AES-128-GCM-SIV encrypt 16 KiB", 128, 16384),
     siv("AES-256-GCM-SIV encrypt 16 KiB", 256, 16384),
     Case {
@@ -92,41 +242,239 @@ const CASES: [Case; 15] = [
     siv("AES-256-GCM-SIV encrypt 1420 B", 256, 1420),
     siv("AES-256-GCM-SIV encrypt 64 B", 256, 64),
     siv("AES-128-GCM-SIV encrypt 16 B", 128, 16),
+    Case {
+        aad: &AAD16,
+        ..siv("AES-256-GCM-SIV encrypt 64 B, 16 B AAD", 256, 64)
+    },
+    fresh(
+        "fresh key: AES-128-GCM-SIV new + encrypt 64 B, 16 B AAD",
+        Kind::Siv,
+        128,
+        64,
+    ),
+    fresh(
+        "fresh key: AES-256-GCM-SIV new + encrypt 64 B, 16 B AAD",
+        Kind::Siv,
+        256,
+        64,
+    ),
+    fresh(
+        "fresh key, aes-gcm-siv 0.11: AES-256-GCM-SIV new + encrypt 64 B, 16 B AAD",
+        Kind::Siv011,
+        256,
+        64,
+    ),
+    cookie("cookie 0.18.1 private add+get, 16 B value", 16),
+    cookie("cookie 0.18.1 private add+get, 200 B value", 200),
+    cookie("cookie 0.18.1 private add+get, 2000 B value", 2000),
 ];
 
-/// A runner for `gcm` on case `c`: in-place encryption, or encryption then decryption.
+/// A runner for `gcm` (keyed once) on case `c`: in-place encryption, or encryption then
+/// decryption. The tag and the verdict are read through `black_box`.
 fn runner<G: Gcm + 'static>(gcm: G, c: &Case) -> Runner {
     let mut buf = benches::test_data(c.len);
-    let roundtrip = c.roundtrip;
+    let (aad, roundtrip) = (c.aad, c.roundtrip);
     Box::new(move |n| {
         let start = Instant::now();
         for _ in 0..n {
-            let tag = gcm.seal(black_box(&[]), black_box(&mut buf));
+            let tag = black_box(gcm.seal(black_box(aad), black_box(&mut buf)));
             if roundtrip {
-                assert!(
-                    gcm.open(&[], black_box(&mut buf), &tag),
-                    "tag did not verify"
-                );
+                let ok = black_box(gcm.open(black_box(aad), black_box(&mut buf), &tag));
+                assert!(ok, "tag did not verify");
             }
         }
         start.elapsed().as_nanos() as f64
     })
 }
 
-/// The implementations of case `c`, ours first; those this CPU lacks are left out.
-fn runners(c: &Case) -> Vec<(String, Runner)> {
-    let names: &[&str] = if c.vaes256 {
-        &["ours-vaes256", "ring"]
-    } else if c.siv {
-        &["ours-siv", "aws-lc-rs-siv", "rustcrypto-siv"]
-    } else {
-        &["ours", "ring", "aws-lc-rs"]
+/// A runner for a fresh key per message on case `c`: `make` (the key setup) on key bytes that
+/// change every message (a counter XORed into the first eight), then one encryption, whose
+/// tag is read through `black_box`. The key is dropped (and, where the crate does, wiped)
+/// inside the timing, as a caller's would be.
+fn fresh_runner<G: Gcm + 'static>(c: &Case, make: fn(&[u8]) -> G) -> Option<Runner> {
+    let mut buf = benches::test_data(c.len);
+    let aad = c.aad;
+    let base = u64::from_le_bytes(c.key[..8].try_into().expect("8 bytes"));
+    let mut key = c.key.to_vec();
+    let mut counter = 0u64;
+    Some(Box::new(move |n| {
+        let start = Instant::now();
+        for _ in 0..n {
+            counter = counter.wrapping_add(1);
+            key[..8].copy_from_slice(&(base ^ counter).to_le_bytes());
+            let gcm = make(black_box(&key));
+            black_box(gcm.seal(black_box(aad), black_box(&mut buf)));
+        }
+        start.elapsed().as_nanos() as f64
+    }))
+}
+
+/// A runner on one key set up once, from a constructor of `impls`.
+fn steady<A, B, C>(
+    c: &Case,
+    make: impl FnOnce(&[u8]) -> Option<impls::OursOrTheirs<A, B, C>>,
+) -> Option<Runner>
+where
+    A: Gcm + 'static,
+    B: Gcm + 'static,
+    C: Gcm + 'static,
+{
+    Some(match make(c.key)? {
+        impls::OursOrTheirs::A128(g) => runner(g, c),
+        impls::OursOrTheirs::A256(g) => runner(g, c),
+        impls::OursOrTheirs::Other(g) => runner(g, c),
+    })
+}
+
+/// A fresh-key runner for the type of `c`'s key size: `$a128` or `$a256`, built by `$new`
+/// (`impls::new_06` or `impls::new_05`).
+macro_rules! fresh_rc {
+    ($c:expr, $new:ident, $a128:ty, $a256:ty) => {
+        if $c.key.len() == 16 {
+            fresh_runner($c, impls::$new::<$a128>)
+        } else {
+            fresh_runner($c, impls::$new::<$a256>)
+        }
     };
-    let mut out: Vec<(String, Runner)> = names
-        .iter()
-        .filter_map(|n| Some((n.to_string(), take(c, n)?)))
+}
+
+/// A fresh-key runner for ring (`$peer` = `ring_key`, `$alg` = `ring_gcm`) or aws-lc-rs
+/// (`aws_lc_key`, `aws_lc_gcm` or `aws_lc_gcm_siv`), for the algorithm of `c`'s key size.
+macro_rules! fresh_peer {
+    ($c:expr, $peer:ident, $alg:ident) => {
+        if $c.key.len() == 16 {
+            fresh_runner($c, |k| impls::$peer(impls::$alg(16), k))
+        } else {
+            fresh_runner($c, |k| impls::$peer(impls::$alg(32), k))
+        }
+    };
+}
+
+/// The implementations of case `c`, ours first; those this CPU lacks are left out (`None`:
+/// the case itself cannot run here).
+fn runners(c: &Case, cookie: Option<&(String, String)>) -> Option<Vec<(String, Runner)>> {
+    let list: Vec<(&str, Option<Runner>)> = match (c.kind, c.fresh_key) {
+        (Kind::Gcm, false) => vec![
+            ("ours", steady(c, impls::ours_detected)),
+            ("ring", steady(c, impls::ring)),
+            ("aws-lc-rs", steady(c, impls::aws_lc)),
+            ("rustcrypto", steady(c, impls::rustcrypto)),
+        ],
+        (Kind::Gcm, true) => vec![
+            (
+                "ours",
+                fresh_rc!(c, new_06, aes_gcm::Aes128Gcm, aes_gcm::Aes256Gcm),
+            ),
+            ("ring", fresh_peer!(c, ring_key, ring_gcm)),
+            ("aws-lc-rs", fresh_peer!(c, aws_lc_key, aws_lc_gcm)),
+            (
+                "rustcrypto",
+                fresh_rc!(
+                    c,
+                    new_06,
+                    upstream_aes_gcm::Aes128Gcm,
+                    upstream_aes_gcm::Aes256Gcm
+                ),
+            ),
+        ],
+        (Kind::Gcm010, true) => vec![
+            (
+                "ours",
+                fresh_rc!(c, new_05, aes_gcm_010::Aes128Gcm, aes_gcm_010::Aes256Gcm),
+            ),
+            ("ring", fresh_peer!(c, ring_key, ring_gcm)),
+            ("aws-lc-rs", fresh_peer!(c, aws_lc_key, aws_lc_gcm)),
+            (
+                "rustcrypto",
+                fresh_rc!(
+                    c,
+                    new_05,
+                    upstream_aes_gcm_010::Aes128Gcm,
+                    upstream_aes_gcm_010::Aes256Gcm
+                ),
+            ),
+        ],
+        (Kind::Gcm010 | Kind::Siv011, false) | (Kind::Vaes256 | Kind::Cookie, true) => {
+            unreachable!("{}: no such case", c.label)
+        }
+        (Kind::Vaes256, false) => vec![
+            ("ours-vaes256", steady(c, impls::ours_vaes256)),
+            ("ring", steady(c, impls::ring)),
+        ],
+        (Kind::Siv, false) => vec![
+            ("ours", steady(c, impls::ours_siv)),
+            ("aws-lc-rs", steady(c, impls::aws_lc_siv)),
+            ("rustcrypto", steady(c, impls::rustcrypto_siv)),
+        ],
+        (Kind::Siv, true) => vec![
+            (
+                "ours",
+                fresh_rc!(
+                    c,
+                    new_06,
+                    aes_gcm_siv::Aes128GcmSiv,
+                    aes_gcm_siv::Aes256GcmSiv
+                ),
+            ),
+            ("aws-lc-rs", fresh_peer!(c, aws_lc_key, aws_lc_gcm_siv)),
+            (
+                "rustcrypto",
+                fresh_rc!(
+                    c,
+                    new_06,
+                    upstream_aes_gcm_siv::Aes128GcmSiv,
+                    upstream_aes_gcm_siv::Aes256GcmSiv
+                ),
+            ),
+        ],
+        (Kind::Siv011, true) => vec![
+            (
+                "ours",
+                fresh_rc!(
+                    c,
+                    new_05,
+                    aes_gcm_siv_011::Aes128GcmSiv,
+                    aes_gcm_siv_011::Aes256GcmSiv
+                ),
+            ),
+            ("aws-lc-rs", fresh_peer!(c, aws_lc_key, aws_lc_gcm_siv)),
+            (
+                "rustcrypto",
+                fresh_rc!(
+                    c,
+                    new_05,
+                    upstream_aes_gcm_siv_011::Aes128GcmSiv,
+                    upstream_aes_gcm_siv_011::Aes256GcmSiv
+                ),
+            ),
+        ],
+        (Kind::Cookie, false) => {
+            let Some((ours, published)) = cookie else {
+                eprintln!(
+                    "headline: {}: skipped (needs --cookie OURS PUBLISHED, the two builds \
+                     `cargo xtask bench` makes)",
+                    c.label
+                );
+                return None;
+            };
+            vec![
+                ("ours", Some(cookie_runner(ours, c.len))),
+                ("rustcrypto", Some(cookie_runner(published, c.len))),
+            ]
+        }
+    };
+    if list[0].1.is_none() {
+        eprintln!(
+            "headline: {}: skipped ({} is not available here)",
+            c.label, list[0].0
+        );
+        return None;
+    }
+    let mut out: Vec<(String, Runner)> = list
+        .into_iter()
+        .filter_map(|(n, r)| Some((n.to_string(), r?)))
         .collect();
-    if !c.vaes256 && !c.siv {
+    if c.kind == Kind::Gcm && !c.fresh_key {
         for e in std::env::var("HEADLINE_ENGINES")
             .unwrap_or_default()
             .split(',')
@@ -136,55 +484,99 @@ fn runners(c: &Case) -> Vec<(String, Runner)> {
             }
         }
     }
-    out
-}
-
-/// A runner for implementation `name` on case `c`, if this CPU has it.
-fn take(c: &Case, name: &str) -> Option<Runner> {
-    macro_rules! boxed {
-        ($make:expr) => {
-            match $make(c.key)? {
-                impls::OursOrTheirs::A128(g) => runner(g, c),
-                impls::OursOrTheirs::A256(g) => runner(g, c),
-                impls::OursOrTheirs::Other(g) => runner(g, c),
-            }
-        };
-    }
-    Some(match name {
-        "ours" => boxed!(impls::ours_detected),
-        "ours-vaes256" => boxed!(impls::ours_vaes256),
-        "ring" => boxed!(impls::ring),
-        "aws-lc-rs" => boxed!(impls::aws_lc),
-        "ours-siv" => boxed!(impls::ours_siv),
-        "aws-lc-rs-siv" => boxed!(impls::aws_lc_siv),
-        "rustcrypto-siv" => boxed!(impls::rustcrypto_siv),
-        other => panic!("unknown implementation {other}"),
-    })
+    Some(out)
 }
 
 /// Our engine `name` (as `Engine`'s `Debug`, lower case), forced, if this CPU has it.
 fn forced(c: &Case, name: &str) -> Option<Runner> {
     let engine =
         aes_gcm::__Engine::available().find(|e| format!("{e:?}").eq_ignore_ascii_case(name))?;
-    Some(match impls::ours(c.key, engine)? {
-        impls::OursOrTheirs::A128(g) => runner(g, c),
-        impls::OursOrTheirs::A256(g) => runner(g, c),
-        impls::OursOrTheirs::Other(g) => runner(g, c),
-    })
+    steady(c, |key| impls::ours(key, engine))
+}
+
+/// One build of the cookie bench (`benches/cookie/main.rs`), running as a child process: it
+/// answers each request line `LEN N` with the nanoseconds that `N` add+get round trips of a
+/// `LEN`-byte value took. Dropping it closes its stdin, which ends it.
+struct CookieChild {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    stdout: BufReader<ChildStdout>,
+    line: String,
+}
+
+impl CookieChild {
+    fn spawn(bin: &str) -> Self {
+        let mut child = Command::new(bin)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap_or_else(|e| panic!("headline: {bin}: {e}"));
+        let stdin = child.stdin.take();
+        let stdout = BufReader::new(child.stdout.take().expect("piped stdout"));
+        let mut c = Self {
+            child,
+            stdin,
+            stdout,
+            line: String::new(),
+        };
+        let ready = c.read_line();
+        assert!(ready.starts_with("ready"), "{bin}: said {ready:?}");
+        c
+    }
+
+    fn read_line(&mut self) -> String {
+        self.line.clear();
+        self.stdout
+            .read_line(&mut self.line)
+            .expect("cookie bench's stdout");
+        self.line.trim().to_owned()
+    }
+
+    /// Nanoseconds of `n` round trips of a `len`-byte value.
+    fn batch(&mut self, len: usize, n: u64) -> f64 {
+        let stdin = self.stdin.as_mut().expect("open until dropped");
+        writeln!(stdin, "{len} {n}")
+            .and_then(|()| stdin.flush())
+            .expect("cookie bench's stdin");
+        let reply = self.read_line();
+        reply
+            .parse()
+            .unwrap_or_else(|_| panic!("cookie bench replied {reply:?}"))
+    }
+}
+
+impl Drop for CookieChild {
+    fn drop(&mut self) {
+        drop(self.stdin.take());
+        let _ = self.child.wait();
+    }
+}
+
+/// A runner that times `len`-byte cookies in a child process of `bin`.
+fn cookie_runner(bin: &str, len: usize) -> Runner {
+    let mut child = CookieChild::spawn(bin);
+    Box::new(move |n| child.batch(len, n))
 }
 
 /// One case's result: per implementation, its time (the [`benches::Q`] quantile over the rounds) and
 /// the median of the per-round ratios of its time to ours (above 1: ours is faster).
 struct Row {
     label: &'static str,
+    kind: Kind,
     len: usize,
     roundtrip: bool,
     impls: Vec<(String, f64, f64)>,
 }
 
-fn measure(c: &Case, rounds: usize, batch_ns: f64) -> Row {
-    let (names, mut rs): (Vec<String>, Vec<Runner>) = runners(c).into_iter().unzip();
+fn measure(
+    c: &Case,
+    rounds: usize,
+    batch_ns: f64,
+    cookie: Option<&(String, String)>,
+) -> Option<Row> {
+    let (names, mut rs): (Vec<String>, Vec<Runner>) = runners(c, cookie)?.into_iter().unzip();
     let mut times = benches::interleave(&mut rs, rounds, batch_ns);
+    drop(rs);
     let ours = times[0].clone();
     let impls = names
         .iter()
@@ -198,17 +590,18 @@ fn measure(c: &Case, rounds: usize, batch_ns: f64) -> Row {
             )
         })
         .collect();
-    Row {
+    Some(Row {
         label: c.label,
+        kind: c.kind,
         len: c.len,
         roundtrip: c.roundtrip,
         impls,
-    }
+    })
 }
 
-fn gbps(row: &Row, ns: f64) -> f64 {
-    let bytes = row.len as f64 * if row.roundtrip { 2.0 } else { 1.0 };
-    bytes / ns
+/// The bytes one operation of `row` processes.
+fn bytes(row: &Row) -> f64 {
+    row.len as f64 * if row.roundtrip { 2.0 } else { 1.0 }
 }
 
 fn main() {
@@ -217,17 +610,18 @@ fn main() {
     let ghz = benches::measure_core_ghz("before");
     let mut rows = Vec::new();
     for c in CASES.iter().filter(|c| c.label.contains(filter.as_str())) {
-        let row = measure(c, rounds, batch_ns);
+        let Some(row) = measure(c, rounds, batch_ns, args.cookie.as_ref()) else {
+            continue;
+        };
         let ours_ns = row.impls[0].1;
         for (name, ns, ratio) in &row.impls {
-            let cpb = ns * ghz / (row.len as f64 * if row.roundtrip { 2.0 } else { 1.0 });
             println!(
-                "{:<46} {:<14} {:>9.1} ns {:>6.2} GB/s {:>6.3} c/B  ours {:.2}x (paired median {:.2}x)",
+                "{:<72} {:<14} {:>9.1} ns {:>6.2} GB/s {:>7.3} c/B  ours {:.2}x (paired median {:.2}x)",
                 row.label,
                 name,
                 ns,
-                gbps(&row, *ns),
-                cpb,
+                bytes(&row) / ns,
+                ns * ghz / bytes(&row),
                 ns / ours_ns,
                 ratio
             );
@@ -242,13 +636,39 @@ fn main() {
     }
 }
 
-/// The README's headline table: ours, the best peer and the ratio, per case.
+/// A time per operation, in ns or µs.
+fn time(ns: f64) -> String {
+    if ns < 1000.0 {
+        format!("{ns:.0} ns")
+    } else {
+        format!("{:.2} µs", ns / 1000.0)
+    }
+}
+
+/// A table cell for `ns` per operation of `row`: throughput and time, or time alone for the
+/// cookie rows (whose operation is more than the AEAD's bytes).
+fn cell(row: &Row, ns: f64) -> String {
+    if row.kind == Kind::Cookie {
+        time(ns)
+    } else {
+        format!("{:.2} GB/s, {}", bytes(row) / ns, time(ns))
+    }
+}
+
+/// The README's headline table: ours, the best peer and the ratios, per case.
 fn render(rows: &[Row], ghz: f64, rounds: usize, note: &str) -> String {
     let mut s = String::new();
     s.push_str(&format!(
         "{}; core clock {ghz:.2} GHz. {rounds} rounds of interleaved batches per case; each \
-         implementation's time is its {}th percentile over the rounds (above 1x: ours is \
-         faster).\n\n",
+         implementation's time is its {}th percentile over the rounds, and a ratio is the \
+         peer's time over ours (above 1x: ours is faster). Best peer: the faster of ring and \
+         aws-lc-rs (aws-lc-rs alone for AES-GCM-SIV; ring alone on the VAES-256 rows). \
+         RustCrypto: `aes-gcm` 0.11.1, on the `aes-gcm 0.10` rows 0.10.3, `aes-gcm-siv` \
+         0.12.1, on the `aes-gcm-siv 0.11` row 0.11.1; on the cookie rows, the published \
+         `cookie` on RustCrypto's `aes-gcm` 0.10.3 against the same with ours patched in. \
+         \"fresh key\": the key setup (`KeyInit::new`, ring's and aws-lc-rs's \
+         `UnboundKey::new` + `LessSafeKey::new`) on different key bytes per message, timed \
+         with the message.\n\n",
         if note.is_empty() {
             "Measured on this machine"
         } else {
@@ -262,24 +682,24 @@ fn render(rows: &[Row], ghz: f64, rounds: usize, note: &str) -> String {
     );
     for row in rows {
         let (ours, peers) = row.impls.split_first().expect("ours is measured");
-        let Some(best) = peers
+        let best = peers
             .iter()
-            .filter(|(n, _, _)| ["ring", "aws-lc-rs", "aws-lc-rs-siv"].contains(&n.as_str()))
-            .min_by(|a, b| a.1.total_cmp(&b.1))
-        else {
-            continue;
-        };
+            .filter(|(n, _, _)| ["ring", "aws-lc-rs"].contains(&n.as_str()))
+            .min_by(|a, b| a.1.total_cmp(&b.1));
+        let (best_cell, best_ratio) = best.map_or((String::new(), String::new()), |b| {
+            (
+                format!("{} ({})", cell(row, b.1), b.0),
+                format!("{:.2}x", b.1 / ours.1),
+            )
+        });
         let rustcrypto = peers
             .iter()
-            .find(|(n, _, _)| n.starts_with("rustcrypto"))
+            .find(|(n, _, _)| n == "rustcrypto")
             .map_or(String::new(), |r| format!("{:.2}x", r.1 / ours.1));
         s.push_str(&format!(
-            "| {} | {:.2} GB/s | {:.2} GB/s ({}) | {:.2}x | {rustcrypto} |\n",
+            "| {} | {} | {best_cell} | {best_ratio} | {rustcrypto} |\n",
             row.label,
-            gbps(row, ours.1),
-            gbps(row, best.1),
-            best.0.trim_end_matches("-siv"),
-            best.1 / ours.1
+            cell(row, ours.1),
         ));
     }
     s

@@ -158,14 +158,16 @@ pub fn quantile(v: &mut [f64], q: f64) -> f64 {
 pub const Q: f64 = 0.2;
 
 /// The command line of the interleaved benches: `--rounds N`, `--batch-ms M` or
-/// `--batch-us U`, `--markdown FILE`, `--note TEXT`, and a filter (the first argument not
-/// starting with `-`).
+/// `--batch-us U`, `--markdown FILE`, `--note TEXT`, `--cookie OURS PUBLISHED` (the headline's
+/// two builds of the cookie bench), and a filter (the first argument not starting with `-`).
 pub struct InterleavedArgs {
     pub rounds: usize,
     /// Nanoseconds per batch of one implementation.
     pub batch_ns: f64,
     pub markdown: Option<String>,
     pub note: String,
+    /// The paths of the cookie bench built with our `aes-gcm` 0.10 and with the published one.
+    pub cookie: Option<(String, String)>,
     pub filter: String,
 }
 
@@ -177,6 +179,7 @@ impl InterleavedArgs {
             batch_ns,
             markdown: None,
             note: String::new(),
+            cookie: None,
             filter: String::new(),
         };
         let mut args = std::env::args().skip(1);
@@ -192,6 +195,14 @@ impl InterleavedArgs {
                 "--batch-us" => a.batch_ns = number(&mut args, "--batch-us") * 1e3,
                 "--markdown" => a.markdown = args.next(),
                 "--note" => a.note = args.next().unwrap_or_default(),
+                "--cookie" => {
+                    let mut path = || {
+                        args.next().unwrap_or_else(|| {
+                            panic!("{tool}: --cookie takes two paths, OURS PUBLISHED")
+                        })
+                    };
+                    a.cookie = Some((path(), path()));
+                }
                 // What cargo bench passes.
                 "--bench" => {}
                 f if !f.starts_with('-') => a.filter = f.to_owned(),

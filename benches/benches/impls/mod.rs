@@ -1,6 +1,7 @@
 //! The AES-GCM implementations the benches compare, behind one trait ([`Gcm`]), and their
 //! constructors: shared by `aead.rs` (criterion, the full matrix) and `headline.rs` (the
-//! interleaved headline comparison).
+//! interleaved headline comparison). The `new_*` and `*_key` constructors are the key setup
+//! the fresh-key-per-message cases time.
 #![allow(dead_code, unused_macros)]
 
 use upstream_aes_gcm::aead;
@@ -155,26 +156,72 @@ pub fn rustcrypto(
     })
 }
 
-/// ring keyed with `key`.
-pub fn ring(key: &[u8]) -> Option<OursOrTheirs<Unused, Unused, ring::aead::LessSafeKey>> {
-    let alg = if key.len() == 16 {
+/// ring's AES-GCM for a key of `len` bytes (16 or 32).
+pub fn ring_gcm(len: usize) -> &'static ring::aead::Algorithm {
+    if len == 16 {
         &ring::aead::AES_128_GCM
     } else {
         &ring::aead::AES_256_GCM
-    };
-    let key = ring::aead::UnboundKey::new(alg, key).expect("key");
-    Some(OursOrTheirs::Other(ring::aead::LessSafeKey::new(key)))
+    }
+}
+
+/// aws-lc-rs's AES-GCM for a key of `len` bytes (16 or 32).
+pub fn aws_lc_gcm(len: usize) -> &'static aws_lc_rs::aead::Algorithm {
+    if len == 16 {
+        &aws_lc_rs::aead::AES_128_GCM
+    } else {
+        &aws_lc_rs::aead::AES_256_GCM
+    }
+}
+
+/// aws-lc-rs's AES-GCM-SIV for a key of `len` bytes (16 or 32).
+pub fn aws_lc_gcm_siv(len: usize) -> &'static aws_lc_rs::aead::Algorithm {
+    if len == 16 {
+        &aws_lc_rs::aead::AES_128_GCM_SIV
+    } else {
+        &aws_lc_rs::aead::AES_256_GCM_SIV
+    }
+}
+
+/// ring's key setup: `UnboundKey::new` + `LessSafeKey::new`.
+#[inline]
+pub fn ring_key(alg: &'static ring::aead::Algorithm, key: &[u8]) -> ring::aead::LessSafeKey {
+    ring::aead::LessSafeKey::new(ring::aead::UnboundKey::new(alg, key).expect("key"))
+}
+
+/// aws-lc-rs's key setup: `UnboundKey::new` + `LessSafeKey::new`.
+#[inline]
+pub fn aws_lc_key(
+    alg: &'static aws_lc_rs::aead::Algorithm,
+    key: &[u8],
+) -> aws_lc_rs::aead::LessSafeKey {
+    aws_lc_rs::aead::LessSafeKey::new(aws_lc_rs::aead::UnboundKey::new(alg, key).expect("key"))
+}
+
+/// `KeyInit::new` of the aead 0.6 API (RustCrypto's `aes-gcm` 0.11.1 and `aes-gcm-siv`
+/// 0.12.1, and ours): the key setup of a fresh key per message.
+#[inline]
+pub fn new_06<A: aead::KeyInit>(key: &[u8]) -> RustCryptoApi<A> {
+    RustCryptoApi(A::new(key.try_into().expect("key length")))
+}
+
+/// `KeyInit::new` of the aead 0.5 API (RustCrypto's `aes-gcm` 0.10.3 and `aes-gcm-siv`
+/// 0.11.1, and ours).
+#[inline]
+pub fn new_05<A: aes_gcm_010::KeyInit>(key: &[u8]) -> AeadInPlace05<A> {
+    AeadInPlace05(A::new(
+        aes_gcm_010::aead::generic_array::GenericArray::from_slice(key),
+    ))
+}
+
+/// ring keyed with `key`.
+pub fn ring(key: &[u8]) -> Option<OursOrTheirs<Unused, Unused, ring::aead::LessSafeKey>> {
+    Some(OursOrTheirs::Other(ring_key(ring_gcm(key.len()), key)))
 }
 
 /// aws-lc-rs keyed with `key`.
 pub fn aws_lc(key: &[u8]) -> Option<OursOrTheirs<Unused, Unused, aws_lc_rs::aead::LessSafeKey>> {
-    let alg = if key.len() == 16 {
-        &aws_lc_rs::aead::AES_128_GCM
-    } else {
-        &aws_lc_rs::aead::AES_256_GCM
-    };
-    let key = aws_lc_rs::aead::UnboundKey::new(alg, key).expect("key");
-    Some(OursOrTheirs::Other(aws_lc_rs::aead::LessSafeKey::new(key)))
+    Some(OursOrTheirs::Other(aws_lc_key(aws_lc_gcm(key.len()), key)))
 }
 
 /// One implementation: a RustCrypto-API cipher of either key size (they are different types),
@@ -264,11 +311,8 @@ pub fn rustcrypto_siv(
 pub fn aws_lc_siv(
     key: &[u8],
 ) -> Option<OursOrTheirs<Unused, Unused, aws_lc_rs::aead::LessSafeKey>> {
-    let alg = if key.len() == 16 {
-        &aws_lc_rs::aead::AES_128_GCM_SIV
-    } else {
-        &aws_lc_rs::aead::AES_256_GCM_SIV
-    };
-    let key = aws_lc_rs::aead::UnboundKey::new(alg, key).expect("key");
-    Some(OursOrTheirs::Other(aws_lc_rs::aead::LessSafeKey::new(key)))
+    Some(OursOrTheirs::Other(aws_lc_key(
+        aws_lc_gcm_siv(key.len()),
+        key,
+    )))
 }
