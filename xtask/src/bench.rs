@@ -2,11 +2,15 @@
 //! against RustCrypto, ring and aws-lc-rs; the README's benchmark section regenerated from
 //! their results.
 //!
-//! By default it runs `benches/benches/headline.rs` (well under a minute once built): ours
-//! against the best of ring and aws-lc-rs on the README's short table (AES-GCM-SIV against
-//! aws-lc-rs and RustCrypto's 0.12.1), interleaved so that a shared
-//! machine's load falls on every implementation alike, and replaces the text between
-//! `<!-- headline:start -->` and `<!-- headline:end -->` with the table.
+//! By default it runs `benches/benches/headline.rs` (about a minute once built): ours
+//! against ring, aws-lc-rs and RustCrypto on the README's short table (records with their
+//! AAD, a fresh key per message, AES-GCM-SIV, and `cookie`'s private jar with our `aes-gcm`
+//! 0.10 patched in against the published crate, whose two builds `bench_cookie` makes),
+//! interleaved so that a shared machine's load falls on every implementation alike, and
+//! replaces the text between `<!-- headline:start -->` and `<!-- headline:end -->` with the
+//! table. `--lto` runs the same table with `lto = "fat"` and `codegen-units = 1` (through
+//! Cargo's `CARGO_PROFILE_*` variables, in `target/lto` so that the default build stays) into
+//! `<!-- headline-lto:start -->` ... `<!-- headline-lto:end -->`.
 //!
 //! `--full` runs, in order: the POLYVAL/GHASH bench and the AES-GCM bench in the normal build, and the
 //! POLYVAL/GHASH bench with `--cfg polyval_backend="soft" --cfg polyval_force_soft` in
@@ -23,14 +27,17 @@ use std::{fs, path::Path, process::Command};
 use crate::upstream::{target_dir, workspace_root};
 
 const HELP: &str = "\
-cargo xtask bench [--full] [--quick] [--pin] [--no-run-benches] [-- <criterion args>]
+cargo xtask bench [--lto | --full] [--quick] [--pin] [--no-run-benches] [-- <criterion args>]
 
-Runs the headline comparison (ours vs the best of ring and aws-lc-rs, interleaved, AES-GCM
-and AES-GCM-SIV; well under a minute once built) and rewrites README.md's headline table.
-With --full, also the criterion benches (ours vs RustCrypto, ring, aws-lc-rs: POLYVAL/GHASH,
-AES-GCM, AES-GCM-SIV, both generations, the portable build) and the long tables and
-docs/*.svg.
+Runs the headline comparison (ours vs ring, aws-lc-rs and RustCrypto, interleaved: AES-GCM
+records with their AAD, a fresh key per message, AES-GCM-SIV, and cookie's private jar with
+our aes-gcm 0.10 patched in vs published; about a minute once built) and rewrites README.md's
+headline table. With --full, also the criterion benches (ours vs RustCrypto, ring,
+aws-lc-rs: POLYVAL/GHASH, AES-GCM, AES-GCM-SIV, both generations, the portable build) and
+the long tables and docs/*.svg.
 
+  --lto             the headline with lto = \"fat\", codegen-units = 1 (in target/lto),
+                    into README.md's LTO headline table instead
   --full            the criterion matrix too (half an hour and more on two cores)
   --quick           with --full: shorter measurements (0.5 s warm-up, 1 s measurement)
   --pin             run each bench pinned to CPU 1 at real-time priority (taskset, chrt;
@@ -44,6 +51,17 @@ docs/*.svg.
 
 const HEADLINE_START: &str = "<!-- headline:start -->";
 const HEADLINE_END: &str = "<!-- headline:end -->";
+const HEADLINE_LTO_START: &str = "<!-- headline-lto:start -->";
+const HEADLINE_LTO_END: &str = "<!-- headline-lto:end -->";
+
+/// `--lto`: the profile many release builds use, set through Cargo's variables for the
+/// headline (profile `bench`) and the cookie builds (`release`).
+const LTO_ENV: [(&str, &str); 4] = [
+    ("CARGO_PROFILE_BENCH_LTO", "fat"),
+    ("CARGO_PROFILE_BENCH_CODEGEN_UNITS", "1"),
+    ("CARGO_PROFILE_RELEASE_LTO", "fat"),
+    ("CARGO_PROFILE_RELEASE_CODEGEN_UNITS", "1"),
+];
 
 /// The prefix of the aead 0.5 generation's groups.
 const GEN010: &str = "gen010-";
@@ -75,6 +93,7 @@ const END: &str = "<!-- bench:end -->";
 pub fn run(args: &[String]) -> Result<(), String> {
     let mut quick = false;
     let mut full = false;
+    let mut lto = false;
     let mut pin = false;
     let mut run_benches = true;
     let mut only: Vec<String> = Vec::new();
@@ -88,12 +107,16 @@ pub fn run(args: &[String]) -> Result<(), String> {
             }
             "--quick" => quick = true,
             "--full" => full = true,
+            "--lto" => lto = true,
             "--pin" => pin = true,
             "--no-run-benches" => run_benches = false,
             "--only" => only.push(it.next().ok_or("--only takes a step name")?.clone()),
             "--" => extra.extend(it.by_ref().cloned()),
             other => return Err(format!("unknown option `{other}`\n{HELP}")),
         }
+    }
+    if lto && full {
+        return Err("--lto runs the headline table only; run --full without it".into());
     }
     let root = workspace_root()?;
     let target = target_dir(&root);
@@ -107,16 +130,39 @@ pub fn run(args: &[String]) -> Result<(), String> {
     };
     criterion_args.extend(extra);
 
-    let headline_md = target.join("headline.md");
+    // The headline, in the default profile or (--lto) the LTO one, in a build directory of
+    // its own so that neither build replaces the other.
+    let (headline_target, env, markers, command, profile): (_, &[(&str, &str)], _, _, _) = if lto {
+        (
+            target.join("lto"),
+            &LTO_ENV,
+            (HEADLINE_LTO_START, HEADLINE_LTO_END),
+            "cargo xtask bench --lto",
+            "profile `bench` with `lto = \"fat\"`, `codegen-units = 1`",
+        )
+    } else {
+        (
+            target.clone(),
+            &[],
+            (HEADLINE_START, HEADLINE_END),
+            "cargo xtask bench",
+            "profile `bench` as Cargo.toml leaves it (`opt-level = 3`, `lto = false`, 16 codegen units)",
+        )
+    };
+    let headline_md = headline_target.join("headline.md");
     if run_benches {
-        let note = measured("cargo xtask bench", pin);
+        let (ours, published) = crate::bench_cookie::build(&root, &headline_target, env)?;
+        let note = format!("{}; {profile}", measured(command, pin));
         let args = [
             "--markdown".to_string(),
             headline_md.display().to_string(),
             "--note".to_string(),
             note,
+            "--cookie".to_string(),
+            ours,
+            published,
         ];
-        bench(&root, &target, "headline", &[], pin, &args)?;
+        bench(&root, &headline_target, "headline", env, pin, &args)?;
     }
     let table = fs::read_to_string(&headline_md).map_err(|e| {
         format!(
@@ -124,8 +170,11 @@ pub fn run(args: &[String]) -> Result<(), String> {
             headline_md.display()
         )
     })?;
-    splice(&root, HEADLINE_START, HEADLINE_END, &table)?;
-    println!("bench: README.md headline table updated");
+    splice(&root, markers.0, markers.1, &table)?;
+    println!(
+        "bench: README.md {}headline table updated",
+        if lto { "LTO " } else { "" }
+    );
     if !full {
         return Ok(());
     }
@@ -428,17 +477,32 @@ fn measured(command: &str, pin: bool) -> String {
     )
 }
 
-/// "model name" from /proc/cpuinfo, and the core count.
+/// "model name", "cpu family" and "model" from /proc/cpuinfo (with the core's name where
+/// the family and model say it: AMD's Zen generations), and the core count.
 fn machine() -> String {
     let info = fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
-    let model = info
-        .lines()
-        .find_map(|l| {
-            l.strip_prefix("model name")
-                .and_then(|r| r.split_once(':'))
-                .map(|(_, m)| m.trim())
+    let field = |name: &str| {
+        info.lines().find_map(|l| {
+            let (k, v) = l.split_once(':')?;
+            (k.trim() == name).then(|| v.trim())
         })
-        .unwrap_or("an unknown CPU");
+    };
+    let model_name = field("model name").unwrap_or("an unknown CPU");
+    let family = field("cpu family").and_then(|f| f.parse::<u32>().ok());
+    let model = field("model").and_then(|m| m.parse::<u32>().ok());
     let cores = info.lines().filter(|l| l.starts_with("processor")).count();
-    format!("{model} ({cores} cores, shared)")
+    let id = match (family, model) {
+        (Some(f), Some(m)) => {
+            let core = match (model_name.contains("AMD"), f, m) {
+                (true, 0x17, _) => ": Zen/Zen+/Zen 2",
+                (true, 0x19, 0x00..=0x0f | 0x20..=0x5f) => ": Zen 3",
+                (true, 0x19, 0x10..=0x1f | 0x60..=0x7f | 0xa0..=0xaf) => ": Zen 4",
+                (true, 0x1a, _) => ": Zen 5",
+                _ => "",
+            };
+            format!("family {f:#x}, model {m:#x}{core}; ")
+        }
+        _ => String::new(),
+    };
+    format!("{model_name} ({id}{cores} cores, shared)")
 }

@@ -27,6 +27,7 @@
 //! row failed. See `cargo xtask cross-test --help` for the options.
 
 mod bench;
+mod bench_cookie;
 mod bench_siv;
 mod cross_test;
 mod ct;
@@ -49,8 +50,9 @@ Commands:
   test            everything CI runs, for both workspaces (. and aead-0.5/): their tests,
                   the forced-portable builds, the published crates' suites against ours,
                   the patch recipe, `ct --quick` and `cross-test --quick --install`
-  bench           criterion benchmarks against RustCrypto, ring and aws-lc-rs; rewrites the
-                  README's benchmark section and docs/*.svg
+  bench           the headline comparison against ring, aws-lc-rs and RustCrypto (with
+                  --lto: in the LTO profile; with --full: the criterion benchmarks too);
+                  rewrites the README's benchmark sections (and docs/*.svg)
   cross-test      run the tests on big- and little-endian targets under QEMU, the x86
                   dispatch ladder and Miri (see `cargo xtask cross-test --help`)
   upstream-tests  the published polyval/ghash/aes-gcm/aes-gcm-siv (both generations) and
