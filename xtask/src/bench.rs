@@ -152,7 +152,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
     let headline_md = headline_target.join("headline.md");
     if run_benches {
         let (ours, published) = crate::bench_cookie::build(&root, &headline_target, env)?;
-        let note = format!("{}; {profile}", measured(command, pin));
+        let note = format!("{}; {profile}", measured(&root, command, pin));
         let args = [
             "--markdown".to_string(),
             headline_md.display().to_string(),
@@ -192,7 +192,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
             } else {
                 &[]
             };
-            let note = measured("cargo xtask bench --full", pin);
+            let note = measured(&root, "cargo xtask bench --full", pin);
             let md = dir.join("uhf-paired.md").display().to_string();
             let args = ["--markdown".to_string(), md, "--note".to_string(), note];
             bench(&root, dir, "uhf_paired", env, pin, &args)?;
@@ -468,12 +468,41 @@ pub(crate) fn status(cmd: &mut Command) -> Result<(), String> {
     }
 }
 
-/// The note above an interleaved table: the command, the machine, and whether it was pinned.
-fn measured(command: &str, pin: bool) -> String {
+/// The note above an interleaved table: the command, the code measured, the machine, and
+/// whether it was pinned.
+fn measured(root: &Path, command: &str, pin: bool) -> String {
     format!(
-        "Measured with `{command}` on {}{}",
+        "Measured with `{command}`{} on {}{}",
+        revision(root),
         machine(),
         if pin { ", pinned to CPU 1" } else { "" }
+    )
+}
+
+/// " at commit <hash>", and whether the measured crates had uncommitted changes; empty
+/// outside a git checkout.
+fn revision(root: &Path) -> String {
+    let git = |args: &[&str]| {
+        Command::new("git")
+            .args(args)
+            .current_dir(root)
+            .output()
+            .ok()
+            .filter(|o| o.status.success())
+            .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_owned())
+    };
+    let Some(hash) = git(&["rev-parse", "--short=7", "HEAD"]) else {
+        return String::new();
+    };
+    let dirty =
+        git(&["status", "--porcelain", "--", "crates", "aead-0.5"]).is_some_and(|s| !s.is_empty());
+    format!(
+        " at commit {hash}{}",
+        if dirty {
+            " with uncommitted changes to crates/ or aead-0.5/"
+        } else {
+            ""
+        }
     )
 }
 
