@@ -179,20 +179,35 @@ where
 {
     /// Not part of the upstream API: an instance on the chosen engine, for our tests, benches
     /// and fuzzers. `None` if this CPU cannot run it or `Aes` is not AES under `key` (checked
-    /// on `E_K(0)`); [`__Engine::Generic`] always works.
+    /// on `E_K(0)` unless `Aes` is one of the `aes` crate's types); [`__Engine::Generic`] always
+    /// works.
     #[doc(hidden)]
     pub fn with_engine(key: &Key<Self>, engine: Engine) -> Option<Self> {
         let key_generating_key = Aes::new(key);
         if engine == Engine::Generic {
             return Some(key_generating_key.into());
         }
-        let mut check = cipher::Block::<Aes>::default();
-        key_generating_key.encrypt_block(&mut check);
-        let fused = FusedSiv::new(engine, key, &check.into())?;
+        let fused = if is_aes::<Aes>() {
+            FusedSiv::for_aes(engine, key)?
+        } else {
+            let mut check = cipher::Block::<Aes>::default();
+            key_generating_key.encrypt_block(&mut check);
+            FusedSiv::new(engine, key, &check.into())?
+        };
         let mut siv = Self::from(key_generating_key);
         siv.fused = Some(fused);
         Some(siv)
     }
+}
+
+/// Whether `Aes` is one of the `aes` crate's AES types, whose key schedule needs no check
+/// against the caller's cipher.
+#[inline]
+fn is_aes<Aes>() -> bool {
+    #[cfg(feature = "aes")]
+    return aead_engines::is_one_of::<Aes>(&aead_engines::aes_type_ids!(aes));
+    #[cfg(not(feature = "aes"))]
+    false
 }
 
 impl<Aes> From<Aes> for AesGcmSiv<Aes>

@@ -1,84 +1,5 @@
-//! The generic two-pass path, for any 128-bit block cipher of the `cipher` 0.4 generation.
-//!
-//! Encryption: the CTR keystream over the whole buffer, then GHASH over the whole ciphertext.
-//! Decryption: GHASH over the whole ciphertext, the constant-time tag check, and only then the
-//! keystream, so a refused message leaves the buffer untouched.
-//!
-//! - **CTR.** The keystream comes from the cipher's own parallel backend
-//!   ([`BlockEncrypt::encrypt_with_backend`], through `aead_engines::generic`, shared with our
-//!   `aes-gcm` 0.11): counter blocks are generated in batches of the backend's `ParBlocksSize`
-//!   and encrypted with one parallel call, so the AES rounds of a batch pipeline; a last,
-//!   shorter batch goes through the tail call.
-//! - **GHASH.** Associated data and ciphertext each go to the wide kernel in one call
-//!   (`aead_engines::ghash_tag`, shared with our `aes-gcm` 0.11).
-//!
-//! At most 2^32 - 2 blocks are ever requested (the crate's length check), so the 32-bit
-//! counter never comes back to J0, whose encryption is the tag mask.
-
-use crate::{Block, Error};
-use aead_engines::{Counter32, ghash_tag, tag_matches};
-use cipher::{BlockEncrypt, consts::U16};
-use ghash::GHash;
-
-/// Encrypts `buffer` in place with the keystream from `inc32(J0)` and returns the full tag over
-/// the ciphertext.
-pub(crate) fn seal<C>(
-    cipher: &C,
-    ghash: &GHash,
-    j0: &[u8; 16],
-    associated_data: &[u8],
-    buffer: &mut [u8],
-) -> [u8; 16]
-where
-    C: BlockEncrypt<BlockSize = U16>,
-{
-    let mask = tag_mask(cipher, j0);
-    apply_keystream(cipher, j0, buffer);
-    ghash_tag(ghash.__core(), associated_data, buffer, &mask)
-}
-
-/// Checks `tag` against the ciphertext in `buffer` and, only on success, decrypts it in place.
-pub(crate) fn open<C>(
-    cipher: &C,
-    ghash: &GHash,
-    j0: &[u8; 16],
-    associated_data: &[u8],
-    buffer: &mut [u8],
-    tag: &[u8],
-) -> Result<(), Error>
-where
-    C: BlockEncrypt<BlockSize = U16>,
-{
-    let mask = tag_mask(cipher, j0);
-    let expected = ghash_tag(ghash.__core(), associated_data, buffer, &mask);
-    if tag_matches(&expected, tag) {
-        apply_keystream(cipher, j0, buffer);
-        Ok(())
-    } else {
-        Err(Error)
-    }
-}
-
-/// `E_K(J0)`, the block XORed into the GHASH output to make the tag.
-#[inline]
-fn tag_mask<C: BlockEncrypt<BlockSize = U16>>(cipher: &C, j0: &[u8; 16]) -> [u8; 16] {
-    let mut mask = Block::from(*j0);
-    cipher.encrypt_block(&mut mask);
-    mask.into()
-}
-
-/// XORs the CTR32-BE keystream starting at `inc32(J0)` into `buffer`, with the cipher's own
-/// parallel backend (`aead_engines::generic`, shared with the other generation and with
-/// AES-GCM-SIV).
-#[inline]
-pub(crate) fn apply_keystream<C: BlockEncrypt<BlockSize = U16>>(
-    cipher: &C,
-    j0: &[u8; 16],
-    buffer: &mut [u8],
-) {
-    let first = Counter32::Gcm.add(j0, 1);
-    aead_engines::generic::cipher04::apply_keystream(cipher, Counter32::Gcm, &first, buffer.into());
-}
+//! The generic two-pass path's CTR, checked against a one-block-at-a-time reference: the path
+//! itself is `aead_engines::generic::cipher04::GcmKey` (shared with the other generation).
 
 /// The reference check of the counter, shared with the other generation's generic path.
 #[cfg(all(test, feature = "aes"))]
@@ -87,17 +8,22 @@ mod ctr32;
 
 #[cfg(all(test, feature = "aes"))]
 mod tests {
-    use super::*;
-    use aes::Aes128;
-    use cipher::KeyInit;
-
     use super::ctr32;
+    use aead_engines::Counter32;
+    use aes::Aes128;
+    use cipher::{BlockEncrypt, KeyInit};
 
     #[test]
     fn counter_wraps_in_32_bits() {
         let cipher = Aes128::new(&[7u8; 16].into());
         ctr32::counter_wraps_in_32_bits(&|b| cipher.encrypt_block(b.into()), &|j0, data| {
-            apply_keystream(&cipher, j0, data)
+            let first = Counter32::Gcm.add(j0, 1);
+            aead_engines::generic::cipher04::apply_keystream(
+                &cipher,
+                Counter32::Gcm,
+                &first,
+                data.into(),
+            )
         });
     }
 }

@@ -98,14 +98,14 @@ pub use aes;
 #[doc(hidden)]
 pub use aead_engines::Engine as __Engine;
 
-use aead_engines::{Engine, Fused};
+use aead_engines::Engine;
+use aead_engines::generic::cipher04::GcmKey;
 use cipher::{
     BlockCipher, BlockEncrypt, BlockSizeUser,
     consts::{U0, U16},
     generic_array::{ArrayLength, GenericArray},
 };
 use core::marker::PhantomData;
-use ghash::GHash;
 
 #[cfg(feature = "aes")]
 use aes::{Aes128, Aes256};
@@ -165,9 +165,6 @@ pub type Aes128Gcm = AesGcm<Aes128, consts::U12>;
 #[cfg_attr(docsrs, doc(cfg(feature = "aes")))]
 pub type Aes256Gcm = AesGcm<Aes256, consts::U12>;
 
-/// A 16-byte block: a counter block, a keystream block, a GHASH block or a full tag.
-type Block = GenericArray<u8, U16>;
-
 /// AES-GCM: generic over an AES block cipher, the nonce size and the tag size.
 ///
 /// The cipher is generic so that another AES implementation (e.g. an embedded hardware
@@ -184,16 +181,9 @@ pub struct AesGcm<Aes, NonceSize, TagSize = U16>
 where
     TagSize: self::TagSize,
 {
-    /// The block cipher, keyed.
-    cipher: Aes,
-
-    /// GHASH keyed with `H = E_K(0^128)`, its table of powers of H already filled, with an
-    /// empty accumulator. Each message hashes with its own accumulator through `&self`.
-    ghash: GHash,
-
-    /// Our own AES round keys and powers of H for a fused AES-CTR+GHASH engine, active when
-    /// the key came through `KeyInit` and the CPU has one.
-    fused: Fused,
+    /// The key: a fused engine's, or the cipher and GHASH's key for the generic two-pass path
+    /// (`aead_engines::generic`), never both.
+    key: GcmKey<Aes>,
 
     /// Length of the nonce.
     nonce_size: PhantomData<NonceSize>,
@@ -234,21 +224,22 @@ where
 {
     /// Not part of the upstream API: an instance on the chosen engine, for our tests,
     /// benches and fuzzers. `None` if this CPU cannot run it or `Aes` is not AES under `key`
-    /// (checked on `E_K(0)`); [`__Engine::Generic`] always works.
+    /// (checked on `E_K(0)` unless `Aes` is one of the `aes` crate's types);
+    /// [`__Engine::Generic`] always works.
     #[doc(hidden)]
     pub fn with_engine(key: &Key<Self>, engine: Engine) -> Option<Self> {
-        let cipher = Aes::new(key);
-        if engine == Engine::Generic {
-            return Some(cipher.into());
-        }
-        #[cfg_attr(not(feature = "zeroize"), allow(unused_mut))]
-        let mut h = hash_key(&cipher);
-        let fused = Fused::new(engine, key.as_slice(), &h.into());
-        let ghash = GHash::new(&h);
-        #[cfg(feature = "zeroize")]
-        zeroize::Zeroize::zeroize(h.as_mut_slice());
-        Some(Self::assemble(cipher, ghash, fused?))
+        GcmKey::new(key, engine, is_aes::<Aes>()).map(Self::assemble)
     }
+}
+
+/// Whether `Aes` is one of the `aes` crate's AES types, whose key schedule needs no check
+/// against the caller's cipher.
+#[inline]
+fn is_aes<Aes>() -> bool {
+    #[cfg(feature = "aes")]
+    return aead_engines::is_one_of::<Aes>(&aead_engines::aes_type_ids!(aes));
+    #[cfg(not(feature = "aes"))]
+    false
 }
 
 impl<Aes, NonceSize, TagSize> From<Aes> for AesGcm<Aes, NonceSize, TagSize>
@@ -257,12 +248,7 @@ where
     TagSize: self::TagSize,
 {
     fn from(cipher: Aes) -> Self {
-        #[cfg_attr(not(feature = "zeroize"), allow(unused_mut))]
-        let mut h = hash_key(&cipher);
-        let ghash = GHash::new(&h);
-        #[cfg(feature = "zeroize")]
-        zeroize::Zeroize::zeroize(h.as_mut_slice());
-        Self::assemble(cipher, ghash, Fused::inactive())
+        Self::assemble(GcmKey::from_cipher(cipher))
     }
 }
 
@@ -276,46 +262,30 @@ where
     /// not only the detected one). `None` if this CPU cannot run it.
     #[doc(hidden)]
     pub fn __with_ghash_backend(cipher: Aes, backend: clmul_core::Backend) -> Option<Self> {
-        #[cfg_attr(not(feature = "zeroize"), allow(unused_mut))]
-        let mut h = hash_key(&cipher);
-        let ghash = GHash::__with_backend(&h, backend);
-        #[cfg(feature = "zeroize")]
-        zeroize::Zeroize::zeroize(h.as_mut_slice());
-        ghash.map(|ghash| Self::assemble(cipher, ghash, Fused::inactive()))
+        GcmKey::with_backend(cipher, backend).map(Self::assemble)
     }
 
     /// Not part of the upstream API: the fused engine this instance runs on
     /// ([`__Engine::Generic`] for the two-pass path).
     #[doc(hidden)]
     pub fn __engine(&self) -> Engine {
-        self.fused.engine()
+        self.key.engine()
     }
 
-    /// Not part of the upstream API: the GHASH backend this instance runs on.
+    /// Not part of the upstream API: the GHASH backend the two-pass path runs on (for a fused
+    /// engine, the one this CPU would give it).
     #[doc(hidden)]
     pub fn __ghash_backend(&self) -> clmul_core::Backend {
-        self.ghash.__backend()
+        self.key.ghash_backend()
     }
 
-    fn assemble(cipher: Aes, mut ghash: GHash, fused: Fused) -> Self {
-        // Fill the table of powers of H now, once per key: the GHASH state would otherwise
-        // compute the powers its wide loop needs on first use, per message.
-        ghash.__precompute();
+    fn assemble(key: GcmKey<Aes>) -> Self {
         Self {
-            cipher,
-            ghash,
-            fused,
+            key,
             nonce_size: PhantomData,
             tag_size: PhantomData,
         }
     }
-}
-
-/// The GHASH key `H = E_K(0^128)`.
-fn hash_key<Aes: BlockEncrypt<BlockSize = U16>>(cipher: &Aes) -> ghash::Key {
-    let mut h = ghash::Key::default();
-    cipher.encrypt_block(&mut h);
-    h
 }
 
 impl<Aes, NonceSize, TagSize> AeadCore for AesGcm<Aes, NonceSize, TagSize>
@@ -341,17 +311,7 @@ where
         buffer: &mut [u8],
     ) -> Result<Tag<TagSize>, Error> {
         check_lengths(P_MAX, buffer.len(), associated_data.len())?;
-        let j0 = aead_engines::j0(self.ghash.__core(), nonce);
-        let full_tag = match self.fused.active() {
-            Some(f) => f.seal(&j0, associated_data, buffer.into()),
-            None => generic::seal(
-                &self.cipher,
-                &self.ghash,
-                j0.block(),
-                associated_data,
-                buffer,
-            ),
-        };
+        let full_tag = self.key.seal(nonce, associated_data, buffer.into());
         Ok(Tag::clone_from_slice(&full_tag[..TagSize::USIZE]))
     }
 
@@ -363,16 +323,9 @@ where
         tag: &Tag<TagSize>,
     ) -> Result<(), Error> {
         check_lengths(C_MAX, buffer.len(), associated_data.len())?;
-        let j0 = aead_engines::j0(self.ghash.__core(), nonce);
-        match self.fused.active() {
-            Some(f) => f
-                .open(&j0, associated_data, buffer.into(), tag)
-                .map_err(|_| Error),
-            None => {
-                let j0 = j0.block();
-                generic::open(&self.cipher, &self.ghash, j0, associated_data, buffer, tag)
-            }
-        }
+        self.key
+            .open(nonce, associated_data, buffer.into(), tag)
+            .map_err(|_| Error)
     }
 }
 

@@ -147,24 +147,39 @@ pub(crate) use dispatch;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct TagMismatch;
 
-/// The fused state of one AES key: active, an engine's token (holding it proves the CPU runs
-/// the engine), our AES round keys and every power of H the kernels multiply by, computed once
-/// per key; or inactive ([`Fused::inactive`]: the generic path runs), all zero. Inactive, every
-/// byte is still written, so a state moved around carries no stale stack bytes (an `Option`'s
-/// `None` would leave its payload's to whatever the stack held, possibly key material).
+/// The fused state of one AES-GCM key: an engine's token (holding it proves the CPU runs the
+/// engine), our AES round keys, and the powers H^1..H^33 of the hash key H in POLYVAL's domain
+/// (GHASH as byte-reflected POLYVAL: `mulX_POLYVAL(ByteReverse(E_K(0^128)))`, RFC 8452
+/// Appendix A) with their Karatsuba middles. Key setup is one key expansion, one block
+/// (`E_K(0)`) and the table, filled in the engine's own function with its carry-less
+/// multiplies (`kernel::fill_table`: depth six, in registers, one store per register); no
+/// other AES schedule is made for the `aes` crate's types, and no portable multiply runs.
 #[derive(Clone)]
 pub struct Fused {
-    token: Option<Token>,
+    token: Token,
     keys: RoundKeys,
     table: PowerTable,
 }
 
-/// An active [`Fused`] state, borrowed: what encrypts and decrypts.
-#[derive(Clone, Copy)]
-pub struct Active<'a> {
-    token: Token,
-    keys: &'a RoundKeys,
-    table: &'a PowerTable,
+/// A secret block (GCM's hash key, in either domain), cleared on drop with `zeroize`.
+#[derive(Clone)]
+pub(crate) struct Secret16(pub(crate) [u8; 16]);
+
+#[cfg(feature = "zeroize")]
+impl Drop for Secret16 {
+    fn drop(&mut self) {
+        zeroize::Zeroize::zeroize(&mut self.0);
+    }
+}
+
+/// GCM's hash key in POLYVAL's domain (see [`Fused`]).
+type HashKey = Secret16;
+
+impl Secret16 {
+    /// GCM's hash key in POLYVAL's domain, from its block `E_K(0^128)`.
+    fn from_block(e0: &[u8; 16]) -> Self {
+        Secret16(clmul_core::soft::mulx(u128::from_be_bytes(*e0)).to_le_bytes())
+    }
 }
 
 /// The token of each engine (the variants are private: `Fused` and `siv::FusedSiv` are
@@ -223,86 +238,85 @@ impl Token {
 }
 
 impl Fused {
-    /// The fused state for `engine` and AES key `aes_key` (16, 24 or 32 bytes), if the CPU
-    /// runs `engine` and our key schedule agrees with the caller's cipher on `E_K(0^128) = h`
-    /// (compared in constant time). `None` for [`Engine::Generic`]. The powers of H are
-    /// computed with the detected GHASH backend's multiplies.
-    pub fn new(engine: Engine, aes_key: &[u8], h: &[u8; 16]) -> Option<Self> {
+    /// The fused state for `engine` and the AES key `aes_key` (16, 24 or 32 bytes), if the CPU
+    /// runs `engine`; `None` for [`Engine::Generic`] and other key lengths. The caller knows
+    /// that its cipher is AES (its type is one of the `aes` crate's), so nothing is checked.
+    pub fn new(engine: Engine, aes_key: &[u8]) -> Option<Self> {
         let token = Token::detect(engine)?;
-        let keys = dispatch!(token, t => engine::checked_schedule(t, aes_key, h))?;
-        let table = PowerTable::ghash(h);
-        Some(Fused {
-            token: Some(token),
-            keys,
-            table,
-        })
+        let (keys, mut e0) = dispatch!(token.narrowest(), t => engine::gcm_key(t, aes_key))?;
+        let fused = Self::with_keys(token, keys, &e0);
+        crate::wipe::wipe(&mut e0);
+        Some(fused)
     }
 
-    /// The inactive state: all zero, no engine.
-    pub fn inactive() -> Self {
-        Fused {
-            token: None,
-            keys: RoundKeys::zero(),
-            table: PowerTable::zero(),
-        }
+    /// [`Fused::new`] for a cipher that may not be AES: the state only if our key schedule
+    /// agrees with the caller's cipher on `E_K(0^128) = h` (compared in constant time), which
+    /// proves the cipher is AES under that key.
+    pub fn checked(engine: Engine, aes_key: &[u8], h: &[u8; 16]) -> Option<Self> {
+        let token = Token::detect(engine)?;
+        let keys = dispatch!(token.narrowest(), t => engine::checked_schedule(t, aes_key, h))?;
+        Some(Self::with_keys(token, keys, h))
     }
 
-    /// The active state, if there is one.
-    #[inline]
-    pub fn active(&self) -> Option<Active<'_>> {
-        let token = self.token?;
-        Some(Active {
-            token,
-            keys: &self.keys,
-            table: &self.table,
-        })
+    /// The state with our round keys and the table of GCM's hash key block `e0 = E_K(0)`.
+    fn with_keys(token: Token, keys: RoundKeys, e0: &[u8; 16]) -> Self {
+        let h = HashKey::from_block(e0);
+        let mut table = PowerTable::zero();
+        dispatch!(token, t => engine::polyval_table(t, &h.0, &mut table));
+        Fused { token, keys, table }
     }
 
-    /// The engine this state runs on ([`Engine::Generic`] when inactive).
+    /// The engine this state runs on.
     pub fn engine(&self) -> Engine {
-        self.active()
-            .map_or(Engine::Generic, |a| dispatch!(a.token, t => t.engine()))
+        dispatch!(self.token, t => t.engine())
     }
-}
 
-impl Active<'_> {
+    /// J0 for `nonce` (see [`J0`]): a 96-bit nonce as it is, any other length hashed on the
+    /// engine.
+    pub fn j0(&self, nonce: &[u8]) -> J0 {
+        if nonce.len() == 12 {
+            return J0::of_nonce(nonce);
+        }
+        let block = dispatch!(self.token, t => engine::gcm_j0(t, &self.table, nonce));
+        J0::from_hash(block)
+    }
+
     /// Encrypts `buffer` (input to output) with the keystream from `inc32(J0)` and returns the
     /// full 16-byte tag.
-    pub fn seal(self, j0: &J0, aad: &[u8], buffer: InOutBuf<'_, '_, u8>) -> [u8; 16] {
-        let (rk, tbl) = (self.keys, self.table);
-        dispatch!(self.token, t => engine::seal(t, rk, tbl, j0, aad, buffer))
+    pub fn seal(&self, j0: &J0, aad: &[u8], buffer: InOutBuf<'_, '_, u8>) -> [u8; 16] {
+        let keys = (&self.keys, &self.table);
+        dispatch!(self.token, t => engine::seal(t, keys, j0, aad, buffer))
     }
 
     /// Checks `tag` (a prefix of the full tag, in constant time) against the input of `buffer`
     /// and, only if it matches, leaves the plaintext in the output. On a mismatch the output
     /// is exactly as it was.
     pub fn open(
-        self,
+        &self,
         j0: &J0,
         aad: &[u8],
         mut buffer: InOutBuf<'_, '_, u8>,
         tag: &[u8],
     ) -> Result<(), TagMismatch> {
-        let (rk, tbl) = (self.keys, self.table);
+        let keys = (&self.keys, &self.table);
         let in_place = core::ptr::eq(buffer.get_in().as_ptr(), buffer.get_out().as_ptr());
         if in_place {
             let buf = buffer.get_out();
-            let expected =
-                dispatch!(self.token, t => engine::open_in_place(t, rk, tbl, j0, aad, buf));
+            let expected = dispatch!(self.token, t => engine::open_in_place(t, keys, j0, aad, buf));
             if tag_matches(&expected, tag) {
                 return Ok(());
             }
             // Undo the decryption: the same keystream over the plaintext gives back the
             // ciphertext, byte for byte.
-            dispatch!(self.token, t => engine::ctr(t, rk, tbl, j0, buf.into()));
+            dispatch!(self.token, t => engine::ctr(t, keys, j0, buf.into()));
             Err(TagMismatch)
         } else {
             let ct = buffer.get_in();
-            let expected = dispatch!(self.token, t => engine::tag(t, rk, tbl, j0, aad, ct));
+            let expected = dispatch!(self.token, t => engine::tag(t, keys, j0, aad, ct));
             if !tag_matches(&expected, tag) {
                 return Err(TagMismatch);
             }
-            dispatch!(self.token, t => engine::ctr(t, rk, tbl, j0, buffer));
+            dispatch!(self.token, t => engine::ctr(t, keys, j0, buffer));
             Ok(())
         }
     }

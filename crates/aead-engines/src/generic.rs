@@ -39,8 +39,10 @@ macro_rules! glue {
         $(#[$doc])*
         pub mod $module {
             use crate::ctr::{Blocks, Counter32, fill, xor};
+            use crate::fused::Secret16;
             use crate::siv::{NONCE_LEN, SivKeys, SivMessage, wipe};
-            use clmul_core::{Backend, Polyval};
+            use crate::{Engine, Fused, TagMismatch, ghash_tag, tag_matches};
+            use clmul_core::{Backend, Ghash, Polyval};
             use inout::InOutBuf;
             use $cipher::{
                 $Backend, $Closure, $Encrypt, Block, BlockSizeUser, Key, KeyInit, ParBlocks,
@@ -103,6 +105,164 @@ macro_rules! glue {
                     let mut block = Block::<C>::from(*b);
                     cipher.encrypt_block(&mut block);
                     *b = block.into();
+                }
+            }
+
+            /// AES-GCM's key over any block cipher of this generation: one of two kinds,
+            /// never both, so that a key is no larger than RustCrypto's (the cipher and
+            /// GHASH's key):
+            ///
+            /// - **Fused**: our own AES round keys and GHASH's key for a fused
+            ///   AES-CTR+GHASH engine ([`Fused`]); the cipher instance is not kept.
+            /// - **Generic**: the cipher, `H = E_K(0^128)` and the GHASH backend of the
+            ///   two-pass path: CTR with the cipher's own parallel backend over the whole
+            ///   buffer, then GHASH over the whole ciphertext in one call to the wide kernel
+            ///   (decryption: GHASH, the constant-time tag check, and only then CTR). Each
+            ///   message keys a GHASH state from `H`, which costs no multiply (its powers
+            ///   are computed in the hash's registers).
+            ///
+            /// Both produce the same bytes (keystream from `inc32(J0)`, a 32-bit big-endian
+            /// counter wrapping mod 2^32, tag mask `E_K(J0)`); a refused decryption leaves the
+            /// output as it was. At most `2^32 - 2` blocks are ever requested (the crates'
+            /// length checks), so the counter never comes back to J0.
+            // The generic variant holds the cipher (352 bytes and more for the `aes` crate's
+            // types; clippy sees only the 17 bytes beside it), and a `no_std` key has no heap
+            // to box either in.
+            #[allow(clippy::large_enum_variant)]
+            #[derive(Clone)]
+            pub enum GcmKey<C> {
+                /// A fused engine's key.
+                Fused(Fused),
+                /// The generic two-pass path's key.
+                Generic(GcmGeneric<C>),
+            }
+
+            /// The generic path's key: see [`GcmKey`].
+            #[derive(Clone)]
+            pub struct GcmGeneric<C> {
+                cipher: C,
+                h: Secret16,
+                backend: Backend,
+            }
+
+            impl<C: $Encrypt<BlockSize = U16>> GcmKey<C> {
+                /// The generic path's key for `cipher`, GHASH on the detected backend.
+                pub fn from_cipher(cipher: C) -> Self {
+                    let backend = Backend::detect();
+                    Self::generic(cipher, backend)
+                }
+
+                /// The generic path's key with GHASH on `backend` (our tests'); `None` if
+                /// this CPU cannot run it.
+                pub fn with_backend(cipher: C, backend: Backend) -> Option<Self> {
+                    backend.is_available().then(|| Self::generic(cipher, backend))
+                }
+
+                fn generic(cipher: C, backend: Backend) -> Self {
+                    let mut h = [0u8; 16];
+                    encrypt_each(&cipher, core::slice::from_mut(&mut h));
+                    GcmKey::Generic(GcmGeneric {
+                        cipher,
+                        h: Secret16(h),
+                        backend,
+                    })
+                }
+
+                /// The engine this key runs on ([`Engine::Generic`] for the two-pass path).
+                pub fn engine(&self) -> Engine {
+                    match self {
+                        GcmKey::Fused(f) => f.engine(),
+                        GcmKey::Generic(_) => Engine::Generic,
+                    }
+                }
+
+                /// The GHASH backend of the two-pass path (for a fused key, the one this CPU
+                /// would give it).
+                pub fn ghash_backend(&self) -> Backend {
+                    match self {
+                        GcmKey::Fused(_) => Backend::detect(),
+                        GcmKey::Generic(g) => g.backend,
+                    }
+                }
+
+                /// Encrypts `buffer` (input to output) under `nonce` and returns the full
+                /// 16-byte tag.
+                #[inline]
+                pub fn seal(
+                    &self,
+                    nonce: &[u8],
+                    aad: &[u8],
+                    mut buffer: InOutBuf<'_, '_, u8>,
+                ) -> [u8; 16] {
+                    match self {
+                        GcmKey::Fused(f) => f.seal(&f.j0(nonce), aad, buffer),
+                        GcmKey::Generic(g) => {
+                            let (ghash, first, mask) = g.message(nonce);
+                            apply_keystream(&g.cipher, Counter32::Gcm, &first, buffer.reborrow());
+                            ghash_tag(&ghash, aad, buffer.get_out(), &mask)
+                        }
+                    }
+                }
+
+                /// Checks `tag` (a prefix of the full tag, in constant time) against the
+                /// input of `buffer` and, only if it matches, leaves the plaintext in the
+                /// output; on a mismatch the output is exactly as it was.
+                #[inline]
+                pub fn open(
+                    &self,
+                    nonce: &[u8],
+                    aad: &[u8],
+                    buffer: InOutBuf<'_, '_, u8>,
+                    tag: &[u8],
+                ) -> Result<(), TagMismatch> {
+                    match self {
+                        GcmKey::Fused(f) => f.open(&f.j0(nonce), aad, buffer, tag),
+                        GcmKey::Generic(g) => {
+                            let (ghash, first, mask) = g.message(nonce);
+                            let expected = ghash_tag(&ghash, aad, buffer.get_in(), &mask);
+                            if !tag_matches(&expected, tag) {
+                                return Err(TagMismatch);
+                            }
+                            apply_keystream(&g.cipher, Counter32::Gcm, &first, buffer);
+                            Ok(())
+                        }
+                    }
+                }
+            }
+
+            impl<C: $Encrypt<BlockSize = U16> + KeyInit> GcmKey<C> {
+                /// The key `key` on `engine`: for a fused engine, `None` if this CPU cannot
+                /// run it or `C` is not AES under `key` (checked on `E_K(0)` unless the
+                /// caller knows `C` to be AES, `known_aes`, when no other key schedule is
+                /// made); [`Engine::Generic`] always works.
+                pub fn new(key: &Key<C>, engine: Engine, known_aes: bool) -> Option<Self> {
+                    if engine == Engine::Generic {
+                        return Some(Self::from_cipher(C::new(key)));
+                    }
+                    let fused = if known_aes {
+                        Fused::new(engine, key)?
+                    } else {
+                        let mut h = [0u8; 16];
+                        encrypt_each(&C::new(key), core::slice::from_mut(&mut h));
+                        let f = Fused::checked(engine, key, &h);
+                        wipe(&mut h);
+                        f?
+                    };
+                    Some(GcmKey::Fused(fused))
+                }
+            }
+
+            impl<C: $Encrypt<BlockSize = U16>> GcmGeneric<C> {
+                /// One message's GHASH state, first counter block `inc32(J0)` and tag mask
+                /// `E_K(J0)`.
+                #[inline]
+                fn message(&self, nonce: &[u8]) -> (Ghash, [u8; 16], [u8; 16]) {
+                    let ghash = Ghash::with_backend(&self.h.0, self.backend)
+                        .unwrap_or_else(|| Ghash::new(&self.h.0));
+                    let j0 = *crate::j0(&ghash, nonce).block();
+                    let mut mask = j0;
+                    encrypt_each(&self.cipher, core::slice::from_mut(&mut mask));
+                    (ghash, Counter32::Gcm.add(&j0, 1), mask)
                 }
             }
 

@@ -5,9 +5,11 @@
 //! - [`Engine`] names a fused kernel family (AES-NI + PCLMULQDQ, VAES + VPCLMULQDQ on 256 or
 //!   512 bits, ARMv8 AES + PMULL) or the generic two-pass path; [`Engine::detect`] picks the
 //!   fastest this CPU runs.
-//! - [`Fused`] holds our own AES round keys for one engine, built from the raw AES key and
-//!   checked against `H = E_K(0^128)`, and the table of powers of H; [`Fused::active`] lends
-//!   it as an [`Active`], whose [`Active::seal`] and [`Active::open`] run a whole message.
+//! - [`Fused`] holds our own AES round keys for one engine and the table of powers of H, made
+//!   from the raw AES key at key setup (one key expansion, `E_K(0)`, and the engine's own
+//!   fill of the table); [`Fused::seal`] and [`Fused::open`] run a whole message.
+//! - [`generic`]'s `GcmKey` (one per `cipher` generation) is the key of both `aes-gcm` crates:
+//!   a [`Fused`] state, or the cipher and `H` for the generic two-pass path, never both.
 //! - [`j0`], [`ghash_tag`] and [`tag_matches`]: GCM's pre-counter block, the GHASH tag of the
 //!   two-pass path and the constant-time tag comparison, over `clmul_core`'s keyed GHASH state.
 //!
@@ -15,11 +17,11 @@
 //!   0.11 and 0.12: key derivation, POLYVAL tag, SIV counter, and the decryption rules.
 //! - [`ctr`]: the 32-bit counter flavors ([`Counter32`]: GCM's and SIV's).
 //! - [`generic`]: behind the features `cipher-0.4` and `cipher-0.5`, the generic paths' glue to
-//!   that `cipher` generation: CTR over any block cipher, and AES-GCM-SIV's keys over any block
-//!   cipher.
+//!   that `cipher` generation: AES-GCM's key and two-pass path, CTR over any block cipher, and
+//!   AES-GCM-SIV's keys over any block cipher.
 //!
 //! What stays in each `aes-gcm` and `aes-gcm-siv` crate is what depends on its trait
-//! generation: the types, the length limits, and the glue to its `cipher` traits.
+//! generation: the types, the length limits, and the trait impls.
 //!
 //! Buffers are [`InOutBuf`] (the `inout` 0.2 crate): an input and an output slice of the same
 //! length that are either the same memory or disjoint. aead 0.6 hands it to the 0.11 crate as
@@ -56,8 +58,33 @@ mod wipe;
 mod x86;
 
 pub use ctr::Counter32;
-pub use fused::{Active, Engine, Fused, TagMismatch};
+pub use fused::{Engine, Fused, TagMismatch};
 pub use inout::{self, InOutBuf};
+
+/// Whether `T` is one of the types `ids` names (their `TypeId`s compared; `T` need not be
+/// `'static`, as the AEADs' cipher parameters need not be). The crates ask it whether their
+/// cipher is one of the `aes` crate's types ([`aes_type_ids!`]), whose key schedule then
+/// needs no check against the caller's cipher.
+#[inline]
+pub fn is_one_of<T: ?Sized>(ids: &[core::any::TypeId]) -> bool {
+    ids.contains(&typeid::of::<T>())
+}
+
+/// The `TypeId`s of the AES types of the `aes` crate named `$aes` (both generations name the
+/// same six), for [`is_one_of`].
+#[macro_export]
+macro_rules! aes_type_ids {
+    ($aes:ident) => {
+        [
+            core::any::TypeId::of::<$aes::Aes128>(),
+            core::any::TypeId::of::<$aes::Aes192>(),
+            core::any::TypeId::of::<$aes::Aes256>(),
+            core::any::TypeId::of::<$aes::Aes128Enc>(),
+            core::any::TypeId::of::<$aes::Aes192Enc>(),
+            core::any::TypeId::of::<$aes::Aes256Enc>(),
+        ]
+    };
+}
 
 /// `usize` to `u64`, saturating (only matters on a hypothetical >64-bit `usize`, where a
 /// saturated length still exceeds every limit).
@@ -110,9 +137,10 @@ impl J0 {
     }
 }
 
-/// J0 for `nonce` (see [`J0`]); `ghash` is the keyed state (its accumulator is not used).
-pub fn j0(ghash: &clmul_core::Ghash, nonce: &[u8]) -> J0 {
-    if nonce.len() == 12 {
+impl J0 {
+    /// J0 of a 96-bit nonce: `nonce || 0^31 || 1`.
+    #[inline]
+    pub(crate) fn of_nonce(nonce: &[u8]) -> Self {
         let mut block = [0u8; 16];
         block[..12].copy_from_slice(nonce);
         block[15] = 1;
@@ -120,14 +148,27 @@ pub fn j0(ghash: &clmul_core::Ghash, nonce: &[u8]) -> J0 {
             block,
             from_nonce: true,
         }
+    }
+
+    /// J0 hashed from a nonce of another length.
+    #[inline]
+    pub(crate) fn from_hash(block: [u8; 16]) -> Self {
+        J0 {
+            block,
+            from_nonce: false,
+        }
+    }
+}
+
+/// J0 for `nonce` (see [`J0`]); `ghash` is the keyed state (its accumulator is not used).
+pub fn j0(ghash: &clmul_core::Ghash, nonce: &[u8]) -> J0 {
+    if nonce.len() == 12 {
+        J0::of_nonce(nonce)
     } else {
         let mut acc = [0u8; 16];
         ghash.update_detached_padded(&mut acc, nonce);
         ghash.update_detached(&mut acc, &[length_block(0, nonce.len())]);
-        J0 {
-            block: acc,
-            from_nonce: false,
-        }
+        J0::from_hash(acc)
     }
 }
 

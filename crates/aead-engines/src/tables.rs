@@ -1,6 +1,7 @@
 //! The two keyed tables every engine reads, below both the dispatch (`fused`) and the kernels:
 //! the AES round keys ([`RoundKeys`]) and the powers of the hash key ([`PowerTable`]).
 
+#[cfg(test)]
 use clmul_core::__private::Key;
 
 /// The most powers of H a kernel multiplies by: H^1..H^33. A stride of the widest loop is 32
@@ -37,7 +38,7 @@ pub(crate) static EMPTY: PowerTable = PowerTable {
 };
 
 impl PowerTable {
-    /// All zero (an inactive fused state's).
+    /// All zero (a table to be filled, or the AES-GCM-SIV message table before its fill).
     pub(crate) fn zero() -> Self {
         PowerTable {
             pow: [0; LEN],
@@ -46,7 +47,8 @@ impl PowerTable {
     }
 
     /// The table for GHASH's key `h = E_K(0^128)`, its powers computed with the detected
-    /// GHASH backend.
+    /// GHASH backend (the reference of the kernel's own fill, in the tests).
+    #[cfg(test)]
     pub(crate) fn ghash(h: &[u8; 16]) -> Self {
         Self::from_key(&clmul_core::Ghash::new(h).__full_key())
     }
@@ -66,6 +68,7 @@ impl PowerTable {
     }
 
     /// H^1..H^32 from `clmul_core`'s table, and H^33 = H^32 * H (one portable multiply).
+    #[cfg(test)]
     fn from_key(key: &Key) -> Self {
         let mut t = PowerTable {
             pow: [0; LEN],
@@ -81,6 +84,7 @@ impl PowerTable {
         t
     }
 
+    #[cfg(test)]
     fn set(&mut self, k: usize, v: u128) {
         self.pow[TOP - k] = v;
         self.powx[TOP - k] = middle(v);
@@ -114,6 +118,7 @@ impl PowerTable {
 }
 
 /// The Karatsuba middle operand of `v`: `lo64 ^ hi64`, in both halves.
+#[cfg(test)]
 fn middle(v: u128) -> u128 {
     let x = u128::from((v as u64) ^ ((v >> 64) as u64));
     x | (x << 64)
@@ -222,7 +227,7 @@ impl RoundKeys {
         ok
     }
 
-    /// All zero, ten rounds (an inactive fused state's, never used to encrypt; or a schedule
+    /// All zero, ten rounds (never used to encrypt: a schedule
     /// to be overwritten in place by `Isa::expand_into`).
     #[inline(always)]
     pub(crate) fn zero() -> Self {

@@ -84,11 +84,16 @@
 //! - the tag is `GHASH_H(A || pad || C || pad || [bits(A)]_64 || [bits(C)]_64) XOR E_K(J0)`,
 //!   truncated to `TagSize` bytes, with `H = E_K(0^128)`.
 //!
-//! Encryption runs the keystream over the whole buffer with the block cipher's parallel
-//! backend (AES-NI / VAES / ARMv8 in the `aes` crate), then GHASHes the whole ciphertext in one
-//! call to the wide GHASH kernel. Decryption GHASHes the ciphertext first, compares tags in
-//! constant time, and only if they match runs the keystream: **on failure the buffer (and an
-//! out-of-place output) is left exactly as it was**, with no plaintext in it.
+//! A key made with `KeyInit` on a CPU with AES and carry-less multiply instructions runs on a
+//! fused AES-CTR+GHASH kernel (AES-NI, VAES on 256 or 512 bits, ARMv8): our own round keys and
+//! a table of powers of H, made at key setup (for the `aes` crate's types without a second
+//! key schedule), and one pass over the data that encrypts and hashes together. Otherwise
+//! (another CPU, `From<Aes>`, or a cipher that is not AES under the key) the generic two-pass
+//! path runs the keystream over the whole buffer with the block cipher's parallel backend,
+//! then GHASHes the whole ciphertext in one call to the wide GHASH kernel. Decryption checks
+//! the tag in constant time before any plaintext is left in the buffer: **on failure the
+//! buffer (and an out-of-place output) is left exactly as it was** (in place, the fused
+//! kernel decrypts while hashing and re-encrypts on a mismatch).
 //!
 //! # Backends
 //!
@@ -131,7 +136,8 @@ pub use aes;
 
 use aead::{TagPosition, inout::InOutBuf};
 // `consts` names the nonce size of the `aes` aliases (and the docs' tag sizes).
-use aead_engines::{Engine, Fused, J0};
+use aead_engines::Engine;
+use aead_engines::generic::cipher05::GcmKey;
 #[cfg_attr(not(feature = "aes"), allow(unused_imports))]
 use cipher::consts;
 use cipher::{
@@ -140,7 +146,6 @@ use cipher::{
     consts::U16,
 };
 use core::{fmt, marker::PhantomData};
-use ghash::GHash;
 
 #[cfg(feature = "aes")]
 use aes::{Aes128, Aes256};
@@ -219,22 +224,25 @@ pub struct AesGcm<Aes, NonceSize, TagSize = U16>
 where
     TagSize: crate::TagSize,
 {
-    /// The block cipher, keyed.
-    cipher: Aes,
-
-    /// GHASH keyed with `H = E_K(0^128)`, its table of powers of H already filled, with an
-    /// empty accumulator. Each message hashes with its own accumulator through `&self`.
-    ghash: GHash,
-
-    /// Our own AES round keys and powers of H for a fused AES-CTR+GHASH kernel, active when
-    /// the key came through `KeyInit` and the CPU has a fused engine (see `aead_engines`).
-    fused: Fused,
+    /// The key: a fused engine's, or the cipher and GHASH's key for the generic two-pass path
+    /// (`aead_engines::generic`), never both.
+    key: GcmKey<Aes>,
 
     /// Length of the nonce.
     nonce_size: PhantomData<NonceSize>,
 
     /// Length of the tag.
     tag_size: PhantomData<TagSize>,
+}
+
+/// Whether `Aes` is one of the `aes` crate's AES types, whose key schedule needs no check
+/// against the caller's cipher.
+#[inline]
+fn is_aes<Aes>() -> bool {
+    #[cfg(feature = "aes")]
+    return aead_engines::is_one_of::<Aes>(&aead_engines::aes_type_ids!(aes));
+    #[cfg(not(feature = "aes"))]
+    false
 }
 
 impl<Aes, NonceSize, TagSize> KeySizeUser for AesGcm<Aes, NonceSize, TagSize>
@@ -262,20 +270,11 @@ where
 {
     /// Not part of the upstream API: an instance on the chosen engine, for our tests,
     /// benches and fuzzers. `None` if this CPU cannot run it or `Aes` is not AES under `key`
-    /// (checked on `E_K(0)`); [`__Engine::Generic`] always works.
+    /// (checked on `E_K(0)` unless `Aes` is one of the `aes` crate's types);
+    /// [`__Engine::Generic`] always works.
     #[doc(hidden)]
     pub fn with_engine(key: &Key<Self>, engine: Engine) -> Option<Self> {
-        let cipher = Aes::new(key);
-        if engine == Engine::Generic {
-            return Some(cipher.into());
-        }
-        #[cfg_attr(not(feature = "zeroize"), allow(unused_mut))]
-        let mut h = hash_key(&cipher);
-        let fused = Fused::new(engine, key.as_slice(), &h.0);
-        let ghash = GHash::new(&h);
-        #[cfg(feature = "zeroize")]
-        zeroize::Zeroize::zeroize(h.as_mut_slice());
-        Some(Self::assemble(cipher, ghash).with_fused(fused?))
+        GcmKey::new(key, engine, is_aes::<Aes>()).map(Self::assemble)
     }
 }
 
@@ -285,12 +284,7 @@ where
     TagSize: crate::TagSize,
 {
     fn from(cipher: Aes) -> Self {
-        #[cfg_attr(not(feature = "zeroize"), allow(unused_mut))]
-        let mut h = hash_key(&cipher);
-        let ghash = GHash::new(&h);
-        #[cfg(feature = "zeroize")]
-        zeroize::Zeroize::zeroize(h.as_mut_slice());
-        Self::assemble(cipher, ghash)
+        Self::assemble(GcmKey::from_cipher(cipher))
     }
 }
 
@@ -304,51 +298,30 @@ where
     /// detected one). `None` if this CPU cannot run it.
     #[doc(hidden)]
     pub fn __with_ghash_backend(cipher: Aes, backend: clmul_core::Backend) -> Option<Self> {
-        #[cfg_attr(not(feature = "zeroize"), allow(unused_mut))]
-        let mut h = hash_key(&cipher);
-        let ghash = GHash::__with_backend(&h, backend);
-        #[cfg(feature = "zeroize")]
-        zeroize::Zeroize::zeroize(h.as_mut_slice());
-        ghash.map(|ghash| Self::assemble(cipher, ghash))
+        GcmKey::with_backend(cipher, backend).map(Self::assemble)
     }
 
     /// Not part of the upstream API: the fused engine this instance runs on
     /// ([`__Engine::Generic`] for the two-pass path).
     #[doc(hidden)]
     pub fn __engine(&self) -> Engine {
-        self.fused.engine()
+        self.key.engine()
     }
 
-    fn with_fused(mut self, fused: Fused) -> Self {
-        self.fused = fused;
-        self
-    }
-
-    /// Not part of the upstream API: the GHASH backend this instance runs on.
+    /// Not part of the upstream API: the GHASH backend the two-pass path runs on (for a fused
+    /// engine, the one this CPU would give it).
     #[doc(hidden)]
     pub fn __ghash_backend(&self) -> clmul_core::Backend {
-        self.ghash.__backend()
+        self.key.ghash_backend()
     }
 
-    fn assemble(cipher: Aes, mut ghash: GHash) -> Self {
-        // Fill the table of powers of H now, once per key: the GHASH state would otherwise
-        // compute the powers its wide loop needs on first use, per message.
-        ghash.__precompute();
+    fn assemble(key: GcmKey<Aes>) -> Self {
         Self {
-            cipher,
-            ghash,
-            fused: Fused::inactive(),
+            key,
             nonce_size: PhantomData,
             tag_size: PhantomData,
         }
     }
-}
-
-/// The GHASH key `H = E_K(0^128)`.
-fn hash_key<Aes: BlockCipherEncrypt<BlockSize = U16>>(cipher: &Aes) -> ghash::Key {
-    let mut h = ghash::Key::default();
-    cipher.encrypt_block(&mut h);
-    h
 }
 
 impl<Aes, NonceSize, TagSize> AeadCore for AesGcm<Aes, NonceSize, TagSize>
@@ -374,8 +347,7 @@ where
         buffer: InOutBuf<'_, '_, u8>,
     ) -> Result<Tag<TagSize>, Error> {
         check_lengths(buffer.len(), associated_data.len())?;
-        let j0 = aead_engines::j0(self.ghash.__core(), nonce);
-        let full_tag = self.seal(&j0, associated_data, buffer);
+        let full_tag = self.seal(nonce, associated_data, buffer);
         Tag::<TagSize>::try_from(&full_tag[..TagSize::USIZE]).map_err(|_| Error)
     }
 
@@ -387,8 +359,7 @@ where
         tag: &Tag<TagSize>,
     ) -> Result<(), Error> {
         check_lengths(buffer.len(), associated_data.len())?;
-        let j0 = aead_engines::j0(self.ghash.__core(), nonce);
-        self.open(&j0, associated_data, buffer, tag)
+        self.open(nonce, associated_data, buffer, tag)
     }
 }
 
@@ -400,41 +371,30 @@ where
 {
     /// Encrypts `buffer` (input to output) and returns the full 16-byte tag.
     ///
-    /// **The single dispatch point for encryption.** Everything above it (length checks, J0,
-    /// truncation) is common to every implementation; everything below it is one
-    /// implementation of "CTR from inc32(J0), then the GHASH tag": a fused AES-CTR+GHASH
-    /// engine when the keyed state holds one, else the generic two-pass path (see `generic`
-    /// for the contract).
+    /// **The single dispatch point for encryption.** Everything above it (length checks,
+    /// truncation) is common to every implementation; below it, `aead_engines` runs "J0,
+    /// CTR from inc32(J0), then the GHASH tag" on a fused AES-CTR+GHASH engine when the key
+    /// is fused, else on the generic two-pass path.
     #[inline]
-    fn seal(&self, j0: &J0, associated_data: &[u8], buffer: InOutBuf<'_, '_, u8>) -> Block {
-        match self.fused.active() {
-            Some(f) => f.seal(j0, associated_data, buffer).into(),
-            None => {
-                let j0 = Block::from(*j0.block());
-                generic::seal(&self.cipher, &self.ghash, &j0, associated_data, buffer)
-            }
-        }
+    fn seal(&self, nonce: &[u8], associated_data: &[u8], buffer: InOutBuf<'_, '_, u8>) -> Block {
+        self.key.seal(nonce, associated_data, buffer).into()
     }
 
     /// Checks `tag` against the input of `buffer` and, only if it matches, decrypts the input
-    /// to the output. On failure the output is not written.
+    /// to the output. On failure the output is as it was.
     ///
     /// **The single dispatch point for decryption** (see [`Self::seal`]).
     #[inline]
     fn open(
         &self,
-        j0: &J0,
+        nonce: &[u8],
         associated_data: &[u8],
         buffer: InOutBuf<'_, '_, u8>,
         tag: &[u8],
     ) -> Result<(), Error> {
-        match self.fused.active() {
-            Some(f) => f.open(j0, associated_data, buffer, tag).map_err(|_| Error),
-            None => {
-                let j0 = Block::from(*j0.block());
-                generic::open(&self.cipher, &self.ghash, &j0, associated_data, buffer, tag)
-            }
-        }
+        self.key
+            .open(nonce, associated_data, buffer, tag)
+            .map_err(|_| Error)
     }
 }
 
@@ -461,7 +421,8 @@ where
 }
 
 // No custom `Drop`: with `zeroize`, the key material is cleared by the fields' own drops (the
-// cipher's, and the GHASH state's key table), which this marker promises.
+// cipher's, the fused state's round keys and hash key, the generic path's `H`), which this
+// marker promises.
 #[cfg(feature = "zeroize")]
 impl<Aes, NonceSize, TagSize> zeroize::ZeroizeOnDrop for AesGcm<Aes, NonceSize, TagSize>
 where

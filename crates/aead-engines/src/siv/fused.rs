@@ -78,6 +78,18 @@ impl FusedSiv {
         })
     }
 
+    /// [`FusedSiv::new`] for a caller that knows its cipher to be AES (one of the `aes`
+    /// crate's types): nothing to check, one key expansion.
+    pub fn for_aes(engine: Engine, aes_key: &[u8]) -> Option<Self> {
+        let token = Token::detect(engine)?;
+        let keys = dispatch!(token, t => t.expand(aes_key))?;
+        Some(Self {
+            token,
+            small: token.narrowest(),
+            keys,
+        })
+    }
+
     /// The engine it runs on.
     pub fn engine(&self) -> Engine {
         dispatch!(self.token, t => t.engine())
@@ -363,6 +375,25 @@ mod tests {
                         want.middles(i),
                         "{engine:?}: middles at {i}"
                     );
+                }
+                // A message's partial table (GCM's, `kernel::powers_needed`): H^1..H^need
+                // and their middles right, for every count.
+                for need in 1..=crate::tables::TOP {
+                    let mut part = PowerTable::zero();
+                    dispatch!(token, t => engine::partial_table(t, &h, need, &mut part));
+                    for k in 1..=need {
+                        let i = PowerTable::index(k);
+                        assert_eq!(
+                            part.powers(i)[0],
+                            want.powers(i)[0],
+                            "{engine:?}: H^{k} of {need}"
+                        );
+                        assert_eq!(
+                            part.middles(i)[0],
+                            want.middles(i)[0],
+                            "{engine:?}: middle of H^{k} of {need}"
+                        );
+                    }
                 }
             }
         }
