@@ -205,6 +205,7 @@ where
     Aes: BlockSizeUser<BlockSize = U16> + BlockEncrypt + KeyInit,
     TagSize: self::TagSize,
 {
+    #[inline]
     fn new(key: &Key<Self>) -> Self {
         // `polyval_force_soft` asks upstream's generation for portable code only (our
         // `polyval_backend="soft"` is honoured by `Engine::detect` itself).
@@ -227,6 +228,7 @@ where
     /// (checked on `E_K(0)` unless `Aes` is one of the `aes` crate's types);
     /// [`__Engine::Generic`] always works.
     #[doc(hidden)]
+    #[inline]
     pub fn with_engine(key: &Key<Self>, engine: Engine) -> Option<Self> {
         GcmKey::new(key, engine, is_aes::<Aes>()).map(Self::assemble)
     }
@@ -279,6 +281,7 @@ where
         self.key.ghash_backend()
     }
 
+    #[inline]
     fn assemble(key: GcmKey<Aes>) -> Self {
         Self {
             key,

@@ -241,6 +241,7 @@ impl Fused {
     /// The fused state for `engine` and the AES key `aes_key` (16, 24 or 32 bytes), if the CPU
     /// runs `engine`; `None` for [`Engine::Generic`] and other key lengths. The caller knows
     /// that its cipher is AES (its type is one of the `aes` crate's), so nothing is checked.
+    #[inline]
     pub fn new(engine: Engine, aes_key: &[u8]) -> Option<Self> {
         let token = Token::detect(engine)?;
         let (keys, mut e0) = dispatch!(token.narrowest(), t => engine::gcm_key(t, aes_key))?;
@@ -252,6 +253,7 @@ impl Fused {
     /// [`Fused::new`] for a cipher that may not be AES: the state only if our key schedule
     /// agrees with the caller's cipher on `E_K(0^128) = h` (compared in constant time), which
     /// proves the cipher is AES under that key.
+    #[inline]
     pub fn checked(engine: Engine, aes_key: &[u8], h: &[u8; 16]) -> Option<Self> {
         let token = Token::detect(engine)?;
         let keys = dispatch!(token.narrowest(), t => engine::checked_schedule(t, aes_key, h))?;
@@ -259,11 +261,17 @@ impl Fused {
     }
 
     /// The state with our round keys and the table of GCM's hash key block `e0 = E_K(0)`.
+    #[inline]
     fn with_keys(token: Token, keys: RoundKeys, e0: &[u8; 16]) -> Self {
         let h = HashKey::from_block(e0);
-        let mut table = PowerTable::zero();
-        dispatch!(token, t => engine::polyval_table(t, &h.0, &mut table));
-        Fused { token, keys, table }
+        // Filled in place: the state is moved once, not the table twice.
+        let mut fused = Fused {
+            token,
+            keys,
+            table: PowerTable::zero(),
+        };
+        dispatch!(token, t => engine::polyval_table(t, &h.0, &mut fused.table));
+        fused
     }
 
     /// The engine this state runs on.

@@ -235,6 +235,7 @@ macro_rules! glue {
                 /// run it or `C` is not AES under `key` (checked on `E_K(0)` unless the
                 /// caller knows `C` to be AES, `known_aes`, when no other key schedule is
                 /// made); [`Engine::Generic`] always works.
+                #[inline]
                 pub fn new(key: &Key<C>, engine: Engine, known_aes: bool) -> Option<Self> {
                     if engine == Engine::Generic {
                         return Some(Self::from_cipher(C::new(key)));

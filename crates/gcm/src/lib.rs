@@ -258,6 +258,7 @@ where
     Aes: BlockSizeUser<BlockSize = U16> + BlockCipherEncrypt + KeyInit,
     TagSize: crate::TagSize,
 {
+    #[inline]
     fn new(key: &Key<Self>) -> Self {
         Self::with_engine(key, Engine::detect()).unwrap_or_else(|| Aes::new(key).into())
     }
@@ -273,6 +274,7 @@ where
     /// (checked on `E_K(0)` unless `Aes` is one of the `aes` crate's types);
     /// [`__Engine::Generic`] always works.
     #[doc(hidden)]
+    #[inline]
     pub fn with_engine(key: &Key<Self>, engine: Engine) -> Option<Self> {
         GcmKey::new(key, engine, is_aes::<Aes>()).map(Self::assemble)
     }
@@ -315,6 +317,7 @@ where
         self.key.ghash_backend()
     }
 
+    #[inline]
     fn assemble(key: GcmKey<Aes>) -> Self {
         Self {
             key,
