@@ -200,15 +200,7 @@ where
     }
 }
 
-/// Whether `Aes` is one of the `aes` crate's AES types, whose key schedule needs no check
-/// against the caller's cipher.
-#[inline]
-fn is_aes<Aes>() -> bool {
-    #[cfg(feature = "aes")]
-    return aead_engines::is_one_of::<Aes>(&aead_engines::aes_type_ids!(aes));
-    #[cfg(not(feature = "aes"))]
-    false
-}
+aead_engines::define_is_aes!();
 
 impl<Aes> From<Aes> for AesGcmSiv<Aes>
 where

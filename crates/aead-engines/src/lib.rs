@@ -86,6 +86,24 @@ macro_rules! aes_type_ids {
     };
 }
 
+/// Defines `fn is_aes<Aes>() -> bool` in the calling crate: whether `Aes` is one of the types
+/// of the `aes` crate that crate names `aes` (behind its feature `aes`; without it, never),
+/// whose key schedule then needs no check against the caller's cipher.
+#[macro_export]
+macro_rules! define_is_aes {
+    () => {
+        /// Whether `Aes` is one of the `aes` crate's AES types, whose key schedule needs no
+        /// check against the caller's cipher.
+        #[inline]
+        fn is_aes<Aes>() -> bool {
+            #[cfg(feature = "aes")]
+            return $crate::is_one_of::<Aes>(&$crate::aes_type_ids!(aes));
+            #[cfg(not(feature = "aes"))]
+            false
+        }
+    };
+}
+
 /// `usize` to `u64`, saturating (only matters on a hypothetical >64-bit `usize`, where a
 /// saturated length still exceeds every limit).
 #[inline]
