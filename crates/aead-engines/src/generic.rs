@@ -41,7 +41,9 @@ macro_rules! glue {
             use crate::ctr::{Blocks, Counter32, fill, xor};
             use crate::fused::Secret16;
             use crate::siv::{NONCE_LEN, SivKeys, SivMessage, wipe};
-            use crate::{Engine, Fused, TagMismatch, ghash_tag, tag_matches};
+            #[cfg(any(target_arch = "x86", target_arch = "x86_64", all(target_arch = "aarch64", target_endian = "little")))]
+            use crate::Fused;
+            use crate::{Engine, TagMismatch, ghash_tag, tag_matches};
             use clmul_core::{Backend, Ghash, Polyval};
             use inout::InOutBuf;
             use $cipher::{
@@ -131,7 +133,9 @@ macro_rules! glue {
             #[allow(clippy::large_enum_variant)]
             #[derive(Clone)]
             pub enum GcmKey<C> {
-                /// A fused engine's key.
+                /// A fused engine's key (only where an engine exists: elsewhere a key is the
+                /// generic path's alone, no larger than RustCrypto's).
+                #[cfg(any(target_arch = "x86", target_arch = "x86_64", all(target_arch = "aarch64", target_endian = "little")))]
                 Fused(Fused),
                 /// The generic two-pass path's key.
                 Generic(GcmGeneric<C>),
@@ -171,6 +175,7 @@ macro_rules! glue {
                 /// The engine this key runs on ([`Engine::Generic`] for the two-pass path).
                 pub fn engine(&self) -> Engine {
                     match self {
+                        #[cfg(any(target_arch = "x86", target_arch = "x86_64", all(target_arch = "aarch64", target_endian = "little")))]
                         GcmKey::Fused(f) => f.engine(),
                         GcmKey::Generic(_) => Engine::Generic,
                     }
@@ -180,6 +185,7 @@ macro_rules! glue {
                 /// would give it).
                 pub fn ghash_backend(&self) -> Backend {
                     match self {
+                        #[cfg(any(target_arch = "x86", target_arch = "x86_64", all(target_arch = "aarch64", target_endian = "little")))]
                         GcmKey::Fused(_) => Backend::detect(),
                         GcmKey::Generic(g) => g.backend,
                     }
@@ -195,6 +201,7 @@ macro_rules! glue {
                     mut buffer: InOutBuf<'_, '_, u8>,
                 ) -> [u8; 16] {
                     match self {
+                        #[cfg(any(target_arch = "x86", target_arch = "x86_64", all(target_arch = "aarch64", target_endian = "little")))]
                         GcmKey::Fused(f) => f.seal(&f.j0(nonce), aad, buffer),
                         GcmKey::Generic(g) => {
                             let (ghash, first, mask) = g.message(nonce);
@@ -216,6 +223,7 @@ macro_rules! glue {
                     tag: &[u8],
                 ) -> Result<(), TagMismatch> {
                     match self {
+                        #[cfg(any(target_arch = "x86", target_arch = "x86_64", all(target_arch = "aarch64", target_endian = "little")))]
                         GcmKey::Fused(f) => f.open(&f.j0(nonce), aad, buffer, tag),
                         GcmKey::Generic(g) => {
                             let (ghash, first, mask) = g.message(nonce);
@@ -240,16 +248,25 @@ macro_rules! glue {
                     if engine == Engine::Generic {
                         return Some(Self::from_cipher(C::new(key)));
                     }
-                    let fused = if known_aes {
-                        Fused::new(engine, key)?
-                    } else {
-                        let mut h = [0u8; 16];
-                        encrypt_each(&C::new(key), core::slice::from_mut(&mut h));
-                        let f = Fused::checked(engine, key, &h);
-                        wipe(&mut h);
-                        f?
-                    };
-                    Some(GcmKey::Fused(fused))
+                    #[cfg(not(any(target_arch = "x86", target_arch = "x86_64", all(target_arch = "aarch64", target_endian = "little"))))]
+                    {
+                        // No engine but the generic one exists on this target.
+                        let _ = known_aes;
+                        None
+                    }
+                    #[cfg(any(target_arch = "x86", target_arch = "x86_64", all(target_arch = "aarch64", target_endian = "little")))]
+                    {
+                        let fused = if known_aes {
+                            Fused::new(engine, key)?
+                        } else {
+                            let mut h = [0u8; 16];
+                            encrypt_each(&C::new(key), core::slice::from_mut(&mut h));
+                            let f = Fused::checked(engine, key, &h);
+                            wipe(&mut h);
+                            f?
+                        };
+                        Some(GcmKey::Fused(fused))
+                    }
                 }
             }
 
