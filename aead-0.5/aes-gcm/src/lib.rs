@@ -214,7 +214,7 @@ where
         } else {
             Engine::detect()
         };
-        Self::with_engine(key, engine).unwrap_or_else(|| Aes::new(key).into())
+        Self::assemble(GcmKey::keyed(key, engine, is_aes::<Aes>()))
     }
 }
 

@@ -316,14 +316,6 @@ impl Job for GcmJ0<'_> {
     }
 }
 
-/// Our key schedule of `aes_key` and `E_K(0^128)`, GCM's hash key block: one key expansion
-/// and one block. `None` for a key length that is not AES's.
-pub(crate) fn gcm_key<I: Isa>(isa: I, aes_key: &[u8]) -> Option<(RoundKeys, [u8; 16])> {
-    let keys = isa.expand(aes_key)?;
-    let e0 = encrypt_block(isa, &keys, &[0; 16]);
-    Some((keys, e0))
-}
-
 /// [`GcmJ0`]: J0 of a nonce of any length but 12 bytes, on the engine.
 #[inline]
 pub(crate) fn gcm_j0<I: Isa>(isa: I, tbl: &PowerTable, nonce: &[u8]) -> [u8; 16] {

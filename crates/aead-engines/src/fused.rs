@@ -243,11 +243,7 @@ impl Fused {
     /// that its cipher is AES (its type is one of the `aes` crate's), so nothing is checked.
     #[inline]
     pub fn new(engine: Engine, aes_key: &[u8]) -> Option<Self> {
-        let token = Token::detect(engine)?;
-        let (keys, mut e0) = dispatch!(token.narrowest(), t => engine::gcm_key(t, aes_key))?;
-        let fused = Self::with_keys(token, keys, &e0);
-        crate::wipe::wipe(&mut e0);
-        Some(fused)
+        Self::empty(Token::detect(engine)?).initialized(aes_key, None)
     }
 
     /// [`Fused::new`] for a cipher that may not be AES: the state only if our key schedule
@@ -255,23 +251,45 @@ impl Fused {
     /// proves the cipher is AES under that key.
     #[inline]
     pub fn checked(engine: Engine, aes_key: &[u8], h: &[u8; 16]) -> Option<Self> {
-        let token = Token::detect(engine)?;
-        let keys = dispatch!(token.narrowest(), t => engine::checked_schedule(t, aes_key, h))?;
-        Some(Self::with_keys(token, keys, h))
+        Self::empty(Token::detect(engine)?).initialized(aes_key, Some(h))
     }
 
-    /// The state with our round keys and the table of GCM's hash key block `e0 = E_K(0)`.
+    /// All zero, on `token`: [`Fused::init`] fills it in place (the 1.4 KB state is written
+    /// where it stays, not built and then copied).
     #[inline]
-    fn with_keys(token: Token, keys: RoundKeys, e0: &[u8; 16]) -> Self {
-        let h = HashKey::from_block(e0);
-        // Filled in place: the state is moved once, not the table twice.
-        let mut fused = Fused {
+    pub(crate) fn empty(token: Token) -> Self {
+        Fused {
             token,
-            keys,
+            keys: RoundKeys::zero(),
             table: PowerTable::zero(),
-        };
-        dispatch!(token, t => engine::polyval_table(t, &h.0, &mut fused.table));
-        fused
+        }
+    }
+
+    /// [`Fused::init`], by value.
+    #[inline]
+    fn initialized(mut self, aes_key: &[u8], check: Option<&[u8; 16]>) -> Option<Self> {
+        self.init(aes_key, check).then_some(self)
+    }
+
+    /// Our key schedule of `aes_key`, `e0 = E_K(0)` with it (compared with `check`, in
+    /// constant time, when given) and the table of GCM's hash key from `e0`; `false` for a key
+    /// length that is not AES's or a failed check.
+    #[inline]
+    pub(crate) fn init(&mut self, aes_key: &[u8], check: Option<&[u8; 16]>) -> bool {
+        let small = self.token.narrowest();
+        let keys = &mut self.keys;
+        if !dispatch!(small, t => t.expand_into(aes_key, keys)) {
+            return false;
+        }
+        let mut e0 = dispatch!(small, t => engine::encrypt_block(t, &self.keys, &[0; 16]));
+        let ok = check.is_none_or(|h| crate::ct_verdict(&e0, h));
+        if ok {
+            let h = HashKey::from_block(&e0);
+            let table = &mut self.table;
+            dispatch!(self.token, t => engine::polyval_table(t, &h.0, table));
+        }
+        crate::wipe::wipe(&mut e0);
+        ok
     }
 
     /// The engine this state runs on.

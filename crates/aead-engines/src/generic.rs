@@ -239,6 +239,36 @@ macro_rules! glue {
             }
 
             impl<C: $Encrypt<BlockSize = U16> + KeyInit> GcmKey<C> {
+                /// `KeyInit::new`'s key: [`GcmKey::new`] on `engine`, or the generic path's if
+                /// the CPU cannot run `engine` or `C` is not AES under `key`. The fused state
+                /// is written where it stays (no `Option` around it: each layer was a copy of
+                /// its 1.4 KB).
+                #[inline]
+                pub fn keyed(key: &Key<C>, engine: Engine, known_aes: bool) -> Self {
+                    #[cfg(any(target_arch = "x86", target_arch = "x86_64", all(target_arch = "aarch64", target_endian = "little")))]
+                    if let Some(token) = crate::fused::Token::detect(engine) {
+                        let mut h = [0u8; 16];
+                        let check = if known_aes {
+                            None
+                        } else {
+                            encrypt_each(&C::new(key), core::slice::from_mut(&mut h));
+                            Some(&h)
+                        };
+                        let mut out = GcmKey::Fused(Fused::empty(token));
+                        let ok = match &mut out {
+                            GcmKey::Fused(f) => f.init(key, check),
+                            GcmKey::Generic(_) => false,
+                        };
+                        wipe(&mut h);
+                        if ok {
+                            return out;
+                        }
+                    }
+                    #[cfg(not(any(target_arch = "x86", target_arch = "x86_64", all(target_arch = "aarch64", target_endian = "little"))))]
+                    let _ = (engine, known_aes);
+                    Self::from_cipher(C::new(key))
+                }
+
                 /// The key `key` on `engine`: for a fused engine, `None` if this CPU cannot
                 /// run it or `C` is not AES under `key` (checked on `E_K(0)` unless the
                 /// caller knows `C` to be AES, `known_aes`, when no other key schedule is

@@ -252,7 +252,7 @@ where
 {
     #[inline]
     fn new(key: &Key<Self>) -> Self {
-        Self::with_engine(key, Engine::detect()).unwrap_or_else(|| Aes::new(key).into())
+        Self::assemble(GcmKey::keyed(key, Engine::detect(), is_aes::<Aes>()))
     }
 }
 
