@@ -77,11 +77,7 @@ pub use aead::{self, AeadCore, AeadInPlace, Error, Key, KeyInit, KeySizeUser};
 #[doc(hidden)]
 pub use aead_engines::Engine as __Engine;
 
-use aead_engines::{
-    Engine,
-    generic::cipher04::SivGeneric,
-    siv::{self, FusedSiv},
-};
+use aead_engines::{Engine, generic::cipher04::SivKey, siv};
 use cipher::{
     BlockEncrypt, BlockSizeUser,
     consts::{U0, U12, U16},
@@ -122,16 +118,9 @@ pub type Aes256GcmSiv = AesGcmSiv<Aes256>;
 /// each message.
 #[derive(Clone)]
 pub struct AesGcmSiv<Aes> {
-    /// The key-generating key.
-    key_generating_key: Aes,
-
-    /// The POLYVAL backend of each message on the generic path (detected at key setup, or
-    /// chosen by our tests).
-    polyval: Backend,
-
-    /// Our own round keys of the key-generating key for a fused engine, when the key came
-    /// through `KeyInit` and the CPU has one (see `aead_engines::siv`).
-    fused: Option<FusedSiv>,
+    /// The key-generating key: our round keys for a fused engine, or the cipher and the
+    /// POLYVAL backend of the generic path (`aead_engines::generic`), never both.
+    key: SivKey<Aes>,
 }
 
 /// The engine `KeyInit` picks: the fastest this CPU runs, or the generic one when the build
@@ -183,20 +172,7 @@ where
     /// works.
     #[doc(hidden)]
     pub fn with_engine(key: &Key<Self>, engine: Engine) -> Option<Self> {
-        let key_generating_key = Aes::new(key);
-        if engine == Engine::Generic {
-            return Some(key_generating_key.into());
-        }
-        let fused = if is_aes::<Aes>() {
-            FusedSiv::for_aes(engine, key)?
-        } else {
-            let mut check = cipher::Block::<Aes>::default();
-            key_generating_key.encrypt_block(&mut check);
-            FusedSiv::new(engine, key, &check.into())?
-        };
-        let mut siv = Self::from(key_generating_key);
-        siv.fused = Some(fused);
-        Some(siv)
+        SivKey::new(key, engine, is_aes::<Aes>(), polyval_backend()).map(|key| Self { key })
     }
 }
 
@@ -208,9 +184,7 @@ where
 {
     fn from(key_generating_key: Aes) -> Self {
         Self {
-            key_generating_key,
-            polyval: polyval_backend(),
-            fused: None,
+            key: SivKey::Generic(key_generating_key, polyval_backend()),
         }
     }
 }
@@ -225,9 +199,7 @@ where
     #[doc(hidden)]
     pub fn __with_polyval_backend(key_generating_key: Aes, backend: Backend) -> Option<Self> {
         backend.is_available().then_some(Self {
-            key_generating_key,
-            polyval: backend,
-            fused: None,
+            key: SivKey::Generic(key_generating_key, backend),
         })
     }
 
@@ -235,24 +207,13 @@ where
     /// for the generic path).
     #[doc(hidden)]
     pub fn __engine(&self) -> Engine {
-        self.fused
-            .as_ref()
-            .map_or(Engine::Generic, FusedSiv::engine)
+        self.key.engine()
     }
 
     /// Not part of the upstream API: the POLYVAL backend of the generic path.
     #[doc(hidden)]
     pub fn __polyval_backend(&self) -> Backend {
-        self.polyval
-    }
-
-    /// The key-generating key as the generic path sees it.
-    #[inline]
-    fn generic(&self) -> SivGeneric<'_, Aes> {
-        SivGeneric {
-            cipher: &self.key_generating_key,
-            backend: self.polyval,
-        }
+        self.key.polyval_backend()
     }
 }
 
@@ -278,10 +239,7 @@ where
         check_lengths(buffer.len(), associated_data.len())?;
         let nonce: [u8; 12] = (*nonce).into();
         let buffer = buffer.into();
-        let tag = match &self.fused {
-            Some(f) => f.seal(&nonce, associated_data, buffer),
-            None => siv::seal(&self.generic(), &nonce, associated_data, buffer),
-        };
+        let tag = self.key.seal(&nonce, associated_data, buffer);
         Ok(tag.into())
     }
 
@@ -295,11 +253,9 @@ where
         check_lengths(buffer.len(), associated_data.len())?;
         let nonce: [u8; 12] = (*nonce).into();
         let (buffer, tag) = (buffer.into(), (*tag).into());
-        match &self.fused {
-            Some(f) => f.open(&nonce, associated_data, buffer, &tag),
-            None => siv::open(&self.generic(), &nonce, associated_data, buffer, &tag),
-        }
-        .map_err(|_| Error)
+        self.key
+            .open(&nonce, associated_data, buffer, &tag)
+            .map_err(|_| Error)
     }
 }
 

@@ -42,7 +42,7 @@ macro_rules! glue {
             use crate::fused::Secret16;
             use crate::siv::{NONCE_LEN, SivKeys, SivMessage, wipe};
             #[cfg(any(target_arch = "x86", target_arch = "x86_64", all(target_arch = "aarch64", target_endian = "little")))]
-            use crate::Fused;
+            use crate::{Fused, siv::FusedSiv};
             use crate::{Engine, TagMismatch, ghash_tag, tag_matches};
             use clmul_core::{Backend, Ghash, Polyval};
             use inout::InOutBuf;
@@ -311,6 +311,125 @@ macro_rules! glue {
                     let mut mask = j0;
                     encrypt_each(&self.cipher, core::slice::from_mut(&mut mask));
                     (ghash, Counter32::Gcm.add(&j0, 1), mask)
+                }
+            }
+
+            /// AES-GCM-SIV's key over any block cipher of this generation: one of two kinds,
+            /// never both (as [`GcmKey`]): our round keys of the key-generating key for a
+            /// fused engine ([`FusedSiv`]; the cipher instance is not kept, and for the `aes`
+            /// crate's types none is made), or the cipher and the POLYVAL backend of the
+            /// generic path ([`SivGeneric`]).
+            // The generic variant holds the cipher (352 bytes and more for the `aes` crate's
+            // types; clippy sees only the backend beside it).
+            #[allow(clippy::large_enum_variant)]
+            #[derive(Clone)]
+            pub enum SivKey<C> {
+                /// A fused engine's key-generating key (only where an engine exists).
+                #[cfg(any(target_arch = "x86", target_arch = "x86_64", all(target_arch = "aarch64", target_endian = "little")))]
+                Fused(FusedSiv),
+                /// The generic path's key-generating key and POLYVAL backend.
+                Generic(C, Backend),
+            }
+
+            impl<C: $Encrypt<BlockSize = U16> + KeyInit> SivKey<C> {
+                /// The key `key` on `engine`: for a fused engine, `None` if this CPU cannot
+                /// run it or `C` is not AES under `key` (checked on `E_K(0)` unless the
+                /// caller knows `C` to be AES, `known_aes`); [`Engine::Generic`] always works,
+                /// its POLYVAL on `backend`.
+                #[inline]
+                pub fn new(
+                    key: &Key<C>,
+                    engine: Engine,
+                    known_aes: bool,
+                    backend: Backend,
+                ) -> Option<Self> {
+                    if engine == Engine::Generic {
+                        return Some(SivKey::Generic(C::new(key), backend));
+                    }
+                    #[cfg(not(any(target_arch = "x86", target_arch = "x86_64", all(target_arch = "aarch64", target_endian = "little"))))]
+                    {
+                        let _ = known_aes;
+                        None
+                    }
+                    #[cfg(any(target_arch = "x86", target_arch = "x86_64", all(target_arch = "aarch64", target_endian = "little")))]
+                    {
+                        let fused = if known_aes {
+                            FusedSiv::for_aes(engine, key)?
+                        } else {
+                            let mut h = [0u8; 16];
+                            encrypt_each(&C::new(key), core::slice::from_mut(&mut h));
+                            let f = FusedSiv::new(engine, key, &h);
+                            wipe(&mut h);
+                            f?
+                        };
+                        Some(SivKey::Fused(fused))
+                    }
+                }
+            }
+
+            impl<C> SivKey<C> {
+                /// The engine this key runs on ([`Engine::Generic`] for the generic path).
+                pub fn engine(&self) -> Engine {
+                    match self {
+                        #[cfg(any(target_arch = "x86", target_arch = "x86_64", all(target_arch = "aarch64", target_endian = "little")))]
+                        SivKey::Fused(f) => f.engine(),
+                        SivKey::Generic(..) => Engine::Generic,
+                    }
+                }
+
+                /// The POLYVAL backend of the generic path (for a fused key, the one this
+                /// CPU would give it).
+                pub fn polyval_backend(&self) -> Backend {
+                    match self {
+                        #[cfg(any(target_arch = "x86", target_arch = "x86_64", all(target_arch = "aarch64", target_endian = "little")))]
+                        SivKey::Fused(_) => Backend::detect(),
+                        SivKey::Generic(_, b) => *b,
+                    }
+                }
+            }
+
+            impl<C: $Encrypt<BlockSize = U16> + KeyInit> SivKey<C> {
+                /// [`crate::siv::seal`] with this key.
+                #[inline]
+                pub fn seal(
+                    &self,
+                    nonce: &[u8; NONCE_LEN],
+                    aad: &[u8],
+                    buffer: InOutBuf<'_, '_, u8>,
+                ) -> [u8; 16] {
+                    match self {
+                        #[cfg(any(target_arch = "x86", target_arch = "x86_64", all(target_arch = "aarch64", target_endian = "little")))]
+                        SivKey::Fused(f) => f.seal(nonce, aad, buffer),
+                        SivKey::Generic(cipher, backend) => {
+                            let k = SivGeneric {
+                                cipher,
+                                backend: *backend,
+                            };
+                            crate::siv::seal(&k, nonce, aad, buffer)
+                        }
+                    }
+                }
+
+                /// [`crate::siv::open`] with this key.
+                #[inline]
+                pub fn open(
+                    &self,
+                    nonce: &[u8; NONCE_LEN],
+                    aad: &[u8],
+                    buffer: InOutBuf<'_, '_, u8>,
+                    tag: &[u8; 16],
+                ) -> Result<(), TagMismatch> {
+                    match self {
+                        #[cfg(any(target_arch = "x86", target_arch = "x86_64", all(target_arch = "aarch64", target_endian = "little")))]
+                        SivKey::Fused(f) => f.open(nonce, aad, buffer, tag),
+                        SivKey::Generic(cipher, backend) => {
+                            let k = SivGeneric {
+                                cipher,
+                                backend: *backend,
+                            };
+                            crate::siv::open(&k, nonce, aad, buffer, tag)
+                        }
+                    }
                 }
             }
 

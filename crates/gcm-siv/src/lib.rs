@@ -125,11 +125,7 @@ pub use aes;
 pub use aead_engines::Engine as __Engine;
 
 use aead::{TagPosition, inout::InOutBuf};
-use aead_engines::{
-    Engine,
-    generic::cipher05::SivGeneric,
-    siv::{self, FusedSiv},
-};
+use aead_engines::{Engine, generic::cipher05::SivKey, siv};
 use cipher::{
     BlockCipherEncrypt, BlockSizeUser,
     array::Array,
@@ -176,16 +172,9 @@ pub type Aes256GcmSiv = AesGcmSiv<Aes256>;
 /// [`Aes256GcmSiv`].
 #[derive(Clone)]
 pub struct AesGcmSiv<Aes> {
-    /// The key-generating key.
-    key_generating_key: Aes,
-
-    /// The POLYVAL backend of each message on the generic path (detected at key setup, or
-    /// chosen by our tests).
-    polyval: Backend,
-
-    /// Our own round keys of the key-generating key for a fused engine, when the key came
-    /// through `KeyInit` and the CPU has one (see `aead_engines::siv`).
-    fused: Option<FusedSiv>,
+    /// The key-generating key: our round keys for a fused engine, or the cipher and the
+    /// POLYVAL backend of the generic path (`aead_engines::generic`), never both.
+    key: SivKey<Aes>,
 }
 
 impl<Aes> KeySizeUser for AesGcmSiv<Aes>
@@ -214,20 +203,7 @@ where
     /// works.
     #[doc(hidden)]
     pub fn with_engine(key: &Key<Self>, engine: Engine) -> Option<Self> {
-        let key_generating_key = Aes::new(key);
-        if engine == Engine::Generic {
-            return Some(key_generating_key.into());
-        }
-        let fused = if is_aes::<Aes>() {
-            FusedSiv::for_aes(engine, key)?
-        } else {
-            let mut check = cipher::Block::<Aes>::default();
-            key_generating_key.encrypt_block(&mut check);
-            FusedSiv::new(engine, key, &check.into())?
-        };
-        let mut siv = Self::from(key_generating_key);
-        siv.fused = Some(fused);
-        Some(siv)
+        SivKey::new(key, engine, is_aes::<Aes>(), Backend::detect()).map(|key| Self { key })
     }
 }
 
@@ -239,9 +215,7 @@ where
 {
     fn from(key_generating_key: Aes) -> Self {
         Self {
-            key_generating_key,
-            polyval: Backend::detect(),
-            fused: None,
+            key: SivKey::Generic(key_generating_key, Backend::detect()),
         }
     }
 }
@@ -256,9 +230,7 @@ where
     #[doc(hidden)]
     pub fn __with_polyval_backend(key_generating_key: Aes, backend: Backend) -> Option<Self> {
         backend.is_available().then_some(Self {
-            key_generating_key,
-            polyval: backend,
-            fused: None,
+            key: SivKey::Generic(key_generating_key, backend),
         })
     }
 
@@ -266,15 +238,13 @@ where
     /// for the generic path).
     #[doc(hidden)]
     pub fn __engine(&self) -> Engine {
-        self.fused
-            .as_ref()
-            .map_or(Engine::Generic, FusedSiv::engine)
+        self.key.engine()
     }
 
     /// Not part of the upstream API: the POLYVAL backend of the generic path.
     #[doc(hidden)]
     pub fn __polyval_backend(&self) -> Backend {
-        self.polyval
+        self.key.polyval_backend()
     }
 }
 
@@ -298,10 +268,7 @@ where
         buffer: InOutBuf<'_, '_, u8>,
     ) -> Result<Tag, Error> {
         check_lengths(buffer.len(), associated_data.len())?;
-        let tag = match &self.fused {
-            Some(f) => f.seal(&nonce.0, associated_data, buffer),
-            None => siv::seal(&self.generic(), &nonce.0, associated_data, buffer),
-        };
+        let tag = self.key.seal(&nonce.0, associated_data, buffer);
         Ok(tag.into())
     }
 
@@ -313,25 +280,9 @@ where
         tag: &Tag,
     ) -> Result<(), Error> {
         check_lengths(buffer.len(), associated_data.len())?;
-        match &self.fused {
-            Some(f) => f.open(&nonce.0, associated_data, buffer, &tag.0),
-            None => siv::open(&self.generic(), &nonce.0, associated_data, buffer, &tag.0),
-        }
-        .map_err(|_| Error)
-    }
-}
-
-impl<Aes> AesGcmSiv<Aes>
-where
-    Aes: BlockSizeUser<BlockSize = U16> + BlockCipherEncrypt,
-{
-    /// The key-generating key as the generic path sees it.
-    #[inline]
-    fn generic(&self) -> SivGeneric<'_, Aes> {
-        SivGeneric {
-            cipher: &self.key_generating_key,
-            backend: self.polyval,
-        }
+        self.key
+            .open(&nonce.0, associated_data, buffer, &tag.0)
+            .map_err(|_| Error)
     }
 }
 
