@@ -173,17 +173,9 @@ impl<'a> Message<'a> {
 }
 
 /// GCM: the keystream from `inc32(J0)` over the message, and (hashing) the full tag
-/// `GHASH(A, C) ^ E(J0)`, `C` the input or the output, with the key's table of powers of H.
-/// Obligation: `len` bytes readable at `inp` and writable at `out`, which are equal or
-/// disjoint.
+/// `GHASH(A, C) ^ E(J0)`, `C` the input or the output. Obligation: the message's.
 struct Gcm<'a> {
-    rk: &'a RoundKeys,
-    tbl: &'a PowerTable,
-    aad: &'a [u8],
-    inp: *const u8,
-    out: *mut u8,
-    len: usize,
-    hashing: Hashing,
+    msg: Message<'a>,
     j0: &'a J0,
     /// GCM's length block of the message, made outside the kernel's function (its saturating
     /// arithmetic has a cold path that the disassembly check of `cargo xtask ct` would enter
@@ -195,24 +187,23 @@ struct Gcm<'a> {
 }
 
 impl<'a> Gcm<'a> {
-    fn new(
-        (rk, tbl): GcmKeys<'a>,
-        j0: &'a J0,
-        aad: &'a [u8],
-        (inp, out, len): (*const u8, *mut u8, usize),
-        hashing: Hashing,
-    ) -> Self {
+    fn new(msg: Message<'a>, j0: &'a J0) -> Self {
+        let lengths = crate::length_block(msg.aad.len(), msg.len);
+        let public = usize::from(j0.from_nonce());
         Gcm {
-            rk,
-            tbl,
-            aad,
-            inp,
-            out,
-            len,
-            hashing,
+            msg,
             j0,
-            lengths: crate::length_block(aad.len(), len),
-            public: usize::from(j0.from_nonce()),
+            lengths,
+            public,
+        }
+    }
+
+    /// The text's first counter block, `inc32(J0)`, and whether the counter is public.
+    fn ctr(&self) -> Counter0<'a> {
+        Counter0 {
+            block: self.j0.block(),
+            skip: 1,
+            public: self.public != 0,
         }
     }
 }
@@ -225,39 +216,14 @@ impl Job for Gcm<'_> {
     unsafe fn run<L: Lanes, const N: usize, const KARATSUBA: bool>(self) -> [u8; 16] {
         // SAFETY: the features and the buffers are the caller's obligations.
         unsafe {
-            let ks = AesKeys::<L>::new(self.rk);
+            let ks = AesKeys::<L>::new(self.msg.rk);
             // The text's keystream starts at inc32(J0).
-            let ctr = Counter0 {
-                block: self.j0.block(),
-                skip: 1,
-                public: self.public != 0,
-            };
-            let (aad, len) = (self.aad, self.len);
-            if self.hashing == Hashing::Off {
-                kernel::crypt::<L, Inc32, Ghash, N, KARATSUBA>(
-                    &ks,
-                    &crate::tables::EMPTY,
-                    ctr,
-                    &[],
-                    self.inp,
-                    self.out,
-                    len,
-                    Hashing::Off,
-                    &self.lengths,
-                );
-                return [0; 16];
+            let s = self
+                .msg
+                .crypt::<L, Inc32, Ghash, N, KARATSUBA>(&ks, self.ctr(), &self.lengths);
+            if self.msg.hashing == Hashing::Off {
+                return s;
             }
-            let s = kernel::crypt::<L, Inc32, Ghash, N, KARATSUBA>(
-                &ks,
-                self.tbl,
-                ctr,
-                aad,
-                self.inp,
-                self.out,
-                len,
-                self.hashing,
-                &self.lengths,
-            );
             mask(s, &ks.encrypt_block(self.j0.block()))
         }
     }
@@ -292,41 +258,6 @@ impl Job for GcmTag<'_> {
                 &AesKeys::<L>::new(self.rk).encrypt_block(self.j0.block()),
             )
         }
-    }
-}
-
-/// GCM's J0 of a nonce that is not 96 bits long: `GHASH_H(nonce || 0-pad || 0^64 ||
-/// [bits(nonce)]_64)`. No obligation of its own.
-struct GcmJ0<'a> {
-    tbl: &'a PowerTable,
-    nonce: &'a [u8],
-    /// `0^64 || [bits(nonce)]_64`, made outside the kernel's function (see [`Gcm::lengths`]).
-    lengths: [u8; 16],
-}
-
-impl Job for GcmJ0<'_> {
-    type Output = [u8; 16];
-
-    #[inline(always)]
-    unsafe fn run<L: Lanes, const N: usize, const KARATSUBA: bool>(self) -> [u8; 16] {
-        // SAFETY: the features are the caller's obligation.
-        unsafe {
-            kernel::hash_message::<L, Ghash, N, KARATSUBA>(self.tbl, &[], self.nonce, &self.lengths)
-        }
-    }
-}
-
-/// [`GcmJ0`]: J0 of a nonce of any length but 12 bytes, on the engine.
-#[inline]
-pub(crate) fn gcm_j0<I: Isa>(isa: I, tbl: &PowerTable, nonce: &[u8]) -> [u8; 16] {
-    let lengths = crate::length_block(0, nonce.len());
-    // SAFETY: `GcmJ0` has no obligation of its own; `isa` proves the features.
-    unsafe {
-        isa.run(GcmJ0 {
-            tbl,
-            nonce,
-            lengths,
-        })
     }
 }
 
@@ -425,55 +356,61 @@ pub(crate) fn checked_schedule<I: Isa>(isa: I, aes_key: &[u8], h: &[u8; 16]) -> 
     crate::ct_verdict(&e0, h).then_some(keys)
 }
 
-/// GCM's key material on an engine: the round keys and the table of powers of H.
-pub(crate) type GcmKeys<'a> = (&'a RoundKeys, &'a PowerTable);
-
 /// Encrypts `buffer` with the keystream from `inc32(J0)`; returns the full tag.
 #[inline]
 pub(crate) fn seal<I: Isa>(
     isa: I,
-    keys: GcmKeys<'_>,
+    rk: &RoundKeys,
+    tbl: &PowerTable,
     j0: &J0,
     aad: &[u8],
     buffer: InOutBuf<'_, '_, u8>,
 ) -> [u8; 16] {
     let len = buffer.len();
     let (inp, out) = buffer.into_raw();
-    let job = Gcm::new(keys, j0, aad, (inp, out, len), Hashing::Output);
+    let msg = Message::new(rk, tbl, aad, (inp, out, len), Hashing::Output);
     // SAFETY: `InOutBuf` guarantees `len` valid bytes at `inp` and `out`, equal or disjoint.
-    unsafe { isa.run(job) }
+    unsafe { isa.run(Gcm::new(msg, j0)) }
 }
 
 /// Decrypts `buffer` in place in one pass; returns the expected full tag.
 #[inline]
 pub(crate) fn open_in_place<I: Isa>(
     isa: I,
-    keys: GcmKeys<'_>,
+    rk: &RoundKeys,
+    tbl: &PowerTable,
     j0: &J0,
     aad: &[u8],
     buffer: &mut [u8],
 ) -> [u8; 16] {
     let (p, len) = (buffer.as_mut_ptr(), buffer.len());
-    let job = Gcm::new(keys, j0, aad, (p, p, len), Hashing::Input);
+    let msg = Message::new(rk, tbl, aad, (p, p, len), Hashing::Input);
     // SAFETY: one buffer of `len` bytes, read and written in place.
-    unsafe { isa.run(job) }
+    unsafe { isa.run(Gcm::new(msg, j0)) }
 }
 
 /// The keystream from `inc32(J0)` XORed over the input, written to the output.
 #[inline]
-pub(crate) fn ctr<I: Isa>(isa: I, keys: GcmKeys<'_>, j0: &J0, buffer: InOutBuf<'_, '_, u8>) {
+pub(crate) fn ctr<I: Isa>(
+    isa: I,
+    rk: &RoundKeys,
+    tbl: &PowerTable,
+    j0: &J0,
+    buffer: InOutBuf<'_, '_, u8>,
+) {
     let len = buffer.len();
     let (inp, out) = buffer.into_raw();
-    let job = Gcm::new(keys, j0, &[], (inp, out, len), Hashing::Off);
+    let msg = Message::new(rk, tbl, &[], (inp, out, len), Hashing::Off);
     // SAFETY: as in `seal`.
-    unsafe { isa.run(job) };
+    unsafe { isa.run(Gcm::new(msg, j0)) };
 }
 
 /// GCM's full tag of `(aad, ct)` without decrypting.
 #[inline]
 pub(crate) fn tag<I: Isa>(
     isa: I,
-    (rk, tbl): GcmKeys<'_>,
+    rk: &RoundKeys,
+    tbl: &PowerTable,
     j0: &J0,
     aad: &[u8],
     ct: &[u8],
@@ -488,6 +425,22 @@ pub(crate) fn tag<I: Isa>(
         lengths,
     };
     // SAFETY: `GcmTag` has no obligation of its own.
+    unsafe { isa.run(job) }
+}
+
+/// GCM's J0 of a nonce of any length but 12 bytes: `GHASH_H(nonce || 0-pad || 0^64 ||
+/// [bits(nonce)]_64)` under `tbl`'s key, on the engine's wide loop ([`struct@Hash`] in GHASH's
+/// domain).
+#[inline]
+pub(crate) fn gcm_j0<I: Isa>(isa: I, tbl: &PowerTable, nonce: &[u8]) -> [u8; 16] {
+    let job = Hash::<Ghash> {
+        tbl,
+        aad: &[],
+        data: nonce,
+        lengths: &crate::length_block(0, nonce.len()),
+        domain: core::marker::PhantomData,
+    };
+    // SAFETY: `Hash` has no obligation of its own; `isa` proves the features.
     unsafe { isa.run(job) }
 }
 
@@ -648,11 +601,9 @@ pub(crate) fn polyval_short<I: Isa>(isa: I, h: &[u8; 16], aad: &[u8], data: &[u8
     }
 }
 
-/// [`kernel::fill_table`]: the table of powers of a POLYVAL key, H^1..H^`need`. No
-/// obligation of its own.
+/// [`kernel::fill_table`]: the table of powers of a POLYVAL key. No obligation of its own.
 struct PolyvalTable<'a> {
     h: &'a [u8; 16],
-    need: usize,
     out: &'a mut PowerTable,
 }
 
@@ -662,7 +613,7 @@ impl Job for PolyvalTable<'_> {
     #[inline(always)]
     unsafe fn run<L: Lanes, const N: usize, const KARATSUBA: bool>(self) {
         // SAFETY: the features are the caller's obligation.
-        unsafe { kernel::fill_table::<L>(self.h, self.need, self.out) }
+        unsafe { kernel::fill_table::<L>(self.h, self.out) }
     }
 }
 
@@ -670,15 +621,6 @@ impl Job for PolyvalTable<'_> {
 /// authentication key), with the engine's multiplies.
 #[inline]
 pub(crate) fn polyval_table<I: Isa>(isa: I, h: &[u8; 16], out: &mut PowerTable) {
-    let need = crate::tables::TOP;
     // SAFETY: `PolyvalTable` has no obligation of its own; `isa` proves the features.
-    unsafe { isa.run(PolyvalTable { h, need, out }) }
-}
-
-/// Fills `out` (all zero) with H^1..H^`need` of the POLYVAL key `h` and their middles, as a
-/// GCM message's job does (the tests' view of it).
-#[cfg(test)]
-pub(crate) fn partial_table<I: Isa>(isa: I, h: &[u8; 16], need: usize, out: &mut PowerTable) {
-    // SAFETY: `PolyvalTable` has no obligation of its own; `isa` proves the features.
-    unsafe { isa.run(PolyvalTable { h, need, out }) }
+    unsafe { isa.run(PolyvalTable { h, out }) }
 }

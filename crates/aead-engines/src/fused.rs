@@ -310,8 +310,8 @@ impl Fused {
     /// Encrypts `buffer` (input to output) with the keystream from `inc32(J0)` and returns the
     /// full 16-byte tag.
     pub fn seal(&self, j0: &J0, aad: &[u8], buffer: InOutBuf<'_, '_, u8>) -> [u8; 16] {
-        let keys = (&self.keys, &self.table);
-        dispatch!(self.token, t => engine::seal(t, keys, j0, aad, buffer))
+        let (rk, tbl) = (&self.keys, &self.table);
+        dispatch!(self.token, t => engine::seal(t, rk, tbl, j0, aad, buffer))
     }
 
     /// Checks `tag` (a prefix of the full tag, in constant time) against the input of `buffer`
@@ -324,25 +324,26 @@ impl Fused {
         mut buffer: InOutBuf<'_, '_, u8>,
         tag: &[u8],
     ) -> Result<(), TagMismatch> {
-        let keys = (&self.keys, &self.table);
+        let (rk, tbl) = (&self.keys, &self.table);
         let in_place = core::ptr::eq(buffer.get_in().as_ptr(), buffer.get_out().as_ptr());
         if in_place {
             let buf = buffer.get_out();
-            let expected = dispatch!(self.token, t => engine::open_in_place(t, keys, j0, aad, buf));
+            let expected =
+                dispatch!(self.token, t => engine::open_in_place(t, rk, tbl, j0, aad, buf));
             if tag_matches(&expected, tag) {
                 return Ok(());
             }
             // Undo the decryption: the same keystream over the plaintext gives back the
             // ciphertext, byte for byte.
-            dispatch!(self.token, t => engine::ctr(t, keys, j0, buf.into()));
+            dispatch!(self.token, t => engine::ctr(t, rk, tbl, j0, buf.into()));
             Err(TagMismatch)
         } else {
             let ct = buffer.get_in();
-            let expected = dispatch!(self.token, t => engine::tag(t, keys, j0, aad, ct));
+            let expected = dispatch!(self.token, t => engine::tag(t, rk, tbl, j0, aad, ct));
             if !tag_matches(&expected, tag) {
                 return Err(TagMismatch);
             }
-            dispatch!(self.token, t => engine::ctr(t, keys, j0, buffer));
+            dispatch!(self.token, t => engine::ctr(t, rk, tbl, j0, buffer));
             Ok(())
         }
     }

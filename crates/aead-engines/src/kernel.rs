@@ -1032,38 +1032,26 @@ unsafe fn spread<L: Lanes>(v: L) -> L {
     unsafe { L::broadcast(&L::lane0(v)) }
 }
 
-/// Fills `tbl` (all zero on entry) with the powers H^1..H^`need` of the POLYVAL key `h` and
-/// their Karatsuba middles (`1 <= need <= TOP`; entries above H^`need` may be left zero), with
-/// the engine's carry-less multiplies: an AES-GCM key's table (all `TOP`, at key setup) or an
-/// AES-GCM-SIV message's. H^2..H^4 from lane-0 multiplies, put into registers of
-/// `BLOCKS` powers (highest in lane 0) with lane masks; then doubling rounds whose products
-/// are independent (H^5..H^8 = H^1..H^4 times H^4, then by H^8, by H^16) while more are
-/// needed, and a last single product where one more power is needed past a doubling (H^9,
-/// H^17, H^33): depth at most six multiplies, everything in registers until one store per
-/// register at the end (a load of powers stored in pieces just before would wait for the
-/// stores, not forward from them).
+/// Fills `tbl` (all zero on entry) with the powers H^1..H^TOP of the POLYVAL key `h` and
+/// their Karatsuba middles, with the engine's carry-less multiplies: an AES-GCM key's table
+/// (at key setup) or an AES-GCM-SIV message's. H^2..H^4 from lane-0 multiplies, put into
+/// registers of `BLOCKS` powers (highest in lane 0) with lane masks; then doubling rounds whose products are independent
+/// (H^5..H^8 = H^1..H^4 times H^4, then by H^8, by H^16; H^33 = H^32 H): depth six
+/// multiplies, everything in registers until one store per register at the end (a load of
+/// powers stored in pieces just before would wait for the stores, not forward from them).
 ///
 /// # Safety
 /// As the [`Lanes`] methods.
 #[inline(always)]
-pub(crate) unsafe fn fill_table<L: Lanes>(h: &[u8; 16], need: usize, tbl: &mut PowerTable) {
+pub(crate) unsafe fn fill_table<L: Lanes>(h: &[u8; 16], tbl: &mut PowerTable) {
     let b = L::BLOCKS;
-    let need = need.clamp(1, TOP);
     // SAFETY: the caller's features; `put` bounds its own stores.
     unsafe {
         let h1 = L::from_lane0(h);
-        if need == 1 {
-            // The length block alone: H, in its slot (lane 0 only).
-            let (pow, powx) = tbl.entries_mut();
-            pow[PowerTable::index(1)] = u128::from_le_bytes(*h);
-            powx[PowerTable::index(1)] =
-                u128::from_le_bytes(L::lane0(L::xor(h1, L::swap_halves(h1))));
-            return;
-        }
-        // regs[g] holds H^(b(g+1))..H^(bg+1), lane 0 the highest.
-        let mut regs = [L::zero(); 32];
         let h2 = mul_lanes(h1, h1);
         let first = [h1, h2, mul_lanes(h2, h1), mul_lanes(h2, h2)];
+        // regs[g] holds H^(b(g+1))..H^(bg+1), lane 0 the highest.
+        let mut regs = [L::zero(); 32];
         for (g, r) in regs.iter_mut().enumerate().take(4 / b) {
             for l in 0..b {
                 // Lane `l` of register `g` is H^(b(g+1) - l).
@@ -1073,32 +1061,22 @@ pub(crate) unsafe fn fill_table<L: Lanes>(h: &[u8; 16], need: usize, tbl: &mut P
                 *r = L::xor(*r, L::and(v, L::from_words(&w)));
             }
         }
-        // H^1..H^p are in registers. The rounds are unrolled (`m` a constant in each), so
-        // that `regs` stays in registers.
-        let mut p = 4;
         for m in [4, 8, 16] {
-            if need <= m + 1 {
-                break;
-            }
             // H^m is lane 0 of register m/b - 1.
             let hm = spread(regs[m / b - 1]);
             for g in 0..m / b {
                 regs[g + m / b] = mul_lanes(regs[g], hm);
             }
-            p = 2 * m;
         }
-        let last = (need > p).then(|| mul_lanes(L::from_lane0(&L::lane0(regs[p / b - 1])), h1));
+        let h33 = mul_lanes(L::from_lane0(&L::lane0(regs[32 / b - 1])), h1);
         let (pow, powx) = tbl.entries_mut();
-        for (g, r) in regs.iter().enumerate().take(need.min(p).div_ceil(b)) {
+        for (g, r) in regs.iter().enumerate().take(32 / b) {
             put(pow, powx, PowerTable::index(b * (g + 1)), *r);
         }
-        if let Some(v) = last {
-            // H^(p+1)'s slot is just above H^p's register: lane 0 alone (a whole register
-            // would overwrite H^p..).
-            pow[PowerTable::index(p + 1)] = u128::from_le_bytes(L::lane0(v));
-            powx[PowerTable::index(p + 1)] =
-                u128::from_le_bytes(L::lane0(L::xor(v, L::swap_halves(v))));
-        }
+        // H^33's slot is the first: lane 0 alone (a whole register would overwrite H^32..).
+        pow[PowerTable::index(TOP)] = u128::from_le_bytes(L::lane0(h33));
+        powx[PowerTable::index(TOP)] =
+            u128::from_le_bytes(L::lane0(L::xor(h33, L::swap_halves(h33))));
     }
 }
 
