@@ -62,33 +62,15 @@ pub use fused::{Engine, Fused, TagMismatch};
 pub use inout::{self, InOutBuf};
 
 /// Whether `T` is one of the types `ids` names (their `TypeId`s compared; `T` need not be
-/// `'static`, as the AEADs' cipher parameters need not be). The crates ask it whether their
-/// cipher is one of the `aes` crate's types ([`aes_type_ids!`]), whose key schedule then
-/// needs no check against the caller's cipher.
+/// `'static`, as the AEADs' cipher parameters need not be), for [`define_is_aes!`].
 #[inline]
 pub fn is_one_of<T: ?Sized>(ids: &[core::any::TypeId]) -> bool {
     ids.contains(&typeid::of::<T>())
 }
 
-/// The `TypeId`s of the AES types of the `aes` crate named `$aes` (both generations name the
-/// same six), for [`is_one_of`].
-#[macro_export]
-macro_rules! aes_type_ids {
-    ($aes:ident) => {
-        [
-            core::any::TypeId::of::<$aes::Aes128>(),
-            core::any::TypeId::of::<$aes::Aes192>(),
-            core::any::TypeId::of::<$aes::Aes256>(),
-            core::any::TypeId::of::<$aes::Aes128Enc>(),
-            core::any::TypeId::of::<$aes::Aes192Enc>(),
-            core::any::TypeId::of::<$aes::Aes256Enc>(),
-        ]
-    };
-}
-
-/// Defines `fn is_aes<Aes>() -> bool` in the calling crate: whether `Aes` is one of the types
-/// of the `aes` crate that crate names `aes` (behind its feature `aes`; without it, never),
-/// whose key schedule then needs no check against the caller's cipher.
+/// Defines `fn is_aes<Aes>() -> bool` in the calling crate: whether `Aes` is one of the six AES
+/// types of the `aes` crate that crate names `aes` (behind its feature `aes`; without it,
+/// never), whose key schedule then needs no check against the caller's cipher.
 #[macro_export]
 macro_rules! define_is_aes {
     () => {
@@ -97,7 +79,14 @@ macro_rules! define_is_aes {
         #[inline]
         fn is_aes<Aes>() -> bool {
             #[cfg(feature = "aes")]
-            return $crate::is_one_of::<Aes>(&$crate::aes_type_ids!(aes));
+            return $crate::is_one_of::<Aes>(&[
+                core::any::TypeId::of::<aes::Aes128>(),
+                core::any::TypeId::of::<aes::Aes192>(),
+                core::any::TypeId::of::<aes::Aes256>(),
+                core::any::TypeId::of::<aes::Aes128Enc>(),
+                core::any::TypeId::of::<aes::Aes192Enc>(),
+                core::any::TypeId::of::<aes::Aes256Enc>(),
+            ]);
             #[cfg(not(feature = "aes"))]
             false
         }
