@@ -222,6 +222,7 @@ fn aes_gcm_is_wiped_on_drop() {
     // H = E_K(0) itself (AES round key 0 is the raw key itself, on every backend).
     let raw128 = aes_h::<aes::Aes128>(&KEY[..16]);
     let raw256 = aes_h::<aes::Aes256>(&KEY);
+    let h128_fused = ghash_h1(&raw128);
     for e in Engine::available() {
         let (h128, h256) = if e == Engine::Generic {
             (raw128.to_vec(), raw256.to_vec())
@@ -297,6 +298,27 @@ fn aes_gcm_is_wiped_on_drop() {
             slack,
         );
     }
+    // `KeyInit::new` itself (the path a program takes; `with_engine` above is our tests'):
+    // the detected engine's key, or on a CPU without one the generic path's.
+    let detected = Engine::detect();
+    let (needles, slack): (Vec<&[u8]>, usize) = if detected != Engine::Generic {
+        (vec![&KEY[..16], &h128_fused], 64)
+    } else if hardware_aes() {
+        (vec![&KEY[..16], &raw128], 64)
+    } else {
+        (vec![&raw128], 256)
+    };
+    let g = |k: &[u8; 32]| {
+        let k: &[u8; 16] = k[..16].try_into().unwrap();
+        residue(|| AesGcm::<aes::Aes128, U12>::new(&(*k).into()), |_| {})
+    };
+    check_with_slack(
+        &format!("Aes128Gcm/KeyInit::new/{detected:?}"),
+        &needles,
+        g(&KEY),
+        g(&KEY2),
+        slack,
+    );
 }
 
 #[test]
