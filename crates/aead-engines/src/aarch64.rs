@@ -77,12 +77,6 @@ impl Lanes for uint8x16_t {
     }
 
     #[inline(always)]
-    unsafe fn load_powers(p: &[u128; 4]) -> Self {
-        // SAFETY: 16 readable bytes (the first entry).
-        unsafe { vld1q_u8(p.as_ptr().cast()) }
-    }
-
-    #[inline(always)]
     unsafe fn xor(a: Self, b: Self) -> Self {
         // SAFETY: NEON.
         unsafe { veorq_u8(a, b) }

@@ -10,9 +10,9 @@
 
 use crate::J0;
 use crate::fused::Engine;
-use crate::kernel::{self, AesKeys, Counter, Counter0, Domain, Ghash, Hashing, Inc32};
+use crate::kernel::{self, AesKeys, Counter, Counter0, Domain, Ghash, Hashing, Inc32, Powers};
 use crate::lanes::Lanes;
-use crate::tables::{PowerTable, RoundKeys};
+use crate::tables::{KeptPowers, PowerTable, RoundKeys};
 use inout::InOutBuf;
 
 /// Work for an engine: generic code run with the engine's register type `L`, `N` registers to
@@ -123,7 +123,7 @@ unsafe impl Isa for core::convert::Infallible {
 /// disjoint.
 pub(crate) struct Message<'a> {
     pub(crate) rk: &'a RoundKeys,
-    pub(crate) tbl: &'a PowerTable,
+    pub(crate) powers: Powers<'a>,
     pub(crate) aad: &'a [u8],
     pub(crate) inp: *const u8,
     pub(crate) out: *mut u8,
@@ -135,14 +135,14 @@ impl<'a> Message<'a> {
     /// The message of `len` bytes at `inp` (input) and `out` (output).
     pub(crate) fn new(
         rk: &'a RoundKeys,
-        tbl: &'a PowerTable,
+        powers: Powers<'a>,
         aad: &'a [u8],
         (inp, out, len): (*const u8, *mut u8, usize),
         hashing: Hashing,
     ) -> Self {
         Message {
             rk,
-            tbl,
+            powers,
             aad,
             inp,
             out,
@@ -166,7 +166,7 @@ impl<'a> Message<'a> {
         // SAFETY: forwarded from the caller.
         unsafe {
             kernel::crypt::<L, C, D, N, KARATSUBA>(
-                ks, m.tbl, ctr, m.aad, m.inp, m.out, m.len, m.hashing, lengths,
+                ks, m.powers, ctr, m.aad, m.inp, m.out, m.len, m.hashing, lengths,
             )
         }
     }
@@ -232,7 +232,7 @@ impl Job for Gcm<'_> {
 /// GCM's full tag of `(aad, ct)` without decrypting. No obligation of its own.
 struct GcmTag<'a> {
     rk: &'a RoundKeys,
-    tbl: &'a PowerTable,
+    kept: &'a KeptPowers,
     j0: &'a J0,
     aad: &'a [u8],
     ct: &'a [u8],
@@ -248,7 +248,7 @@ impl Job for GcmTag<'_> {
         // SAFETY: the features are the caller's obligation.
         unsafe {
             let s = kernel::hash_message::<L, Ghash, N, KARATSUBA>(
-                self.tbl,
+                Powers::Kept(self.kept),
                 self.aad,
                 self.ct,
                 &self.lengths,
@@ -321,7 +321,7 @@ impl<C: Counter, D: Domain> Job for Crypt<'_, C, D> {
 /// [`kernel::hash_message`] in domain `D` (AES-GCM-SIV's POLYVAL of the plaintext). No
 /// obligation of its own.
 pub(crate) struct Hash<'a, D> {
-    pub(crate) tbl: &'a PowerTable,
+    pub(crate) powers: Powers<'a>,
     pub(crate) aad: &'a [u8],
     pub(crate) data: &'a [u8],
     pub(crate) lengths: &'a [u8; 16],
@@ -335,7 +335,12 @@ impl<D: Domain> Job for Hash<'_, D> {
     unsafe fn run<L: Lanes, const N: usize, const KARATSUBA: bool>(self) -> [u8; 16] {
         // SAFETY: the features are the caller's obligation.
         unsafe {
-            kernel::hash_message::<L, D, N, KARATSUBA>(self.tbl, self.aad, self.data, self.lengths)
+            kernel::hash_message::<L, D, N, KARATSUBA>(
+                self.powers,
+                self.aad,
+                self.data,
+                self.lengths,
+            )
         }
     }
 }
@@ -361,14 +366,20 @@ pub(crate) fn checked_schedule<I: Isa>(isa: I, aes_key: &[u8], h: &[u8; 16]) -> 
 pub(crate) fn seal<I: Isa>(
     isa: I,
     rk: &RoundKeys,
-    tbl: &PowerTable,
+    kept: &KeptPowers,
     j0: &J0,
     aad: &[u8],
     buffer: InOutBuf<'_, '_, u8>,
 ) -> [u8; 16] {
     let len = buffer.len();
     let (inp, out) = buffer.into_raw();
-    let msg = Message::new(rk, tbl, aad, (inp, out, len), Hashing::Output);
+    let msg = Message::new(
+        rk,
+        Powers::Kept(kept),
+        aad,
+        (inp, out, len),
+        Hashing::Output,
+    );
     // SAFETY: `InOutBuf` guarantees `len` valid bytes at `inp` and `out`, equal or disjoint.
     unsafe { isa.run(Gcm::new(msg, j0)) }
 }
@@ -378,29 +389,29 @@ pub(crate) fn seal<I: Isa>(
 pub(crate) fn open_in_place<I: Isa>(
     isa: I,
     rk: &RoundKeys,
-    tbl: &PowerTable,
+    kept: &KeptPowers,
     j0: &J0,
     aad: &[u8],
     buffer: &mut [u8],
 ) -> [u8; 16] {
     let (p, len) = (buffer.as_mut_ptr(), buffer.len());
-    let msg = Message::new(rk, tbl, aad, (p, p, len), Hashing::Input);
+    let msg = Message::new(rk, Powers::Kept(kept), aad, (p, p, len), Hashing::Input);
     // SAFETY: one buffer of `len` bytes, read and written in place.
     unsafe { isa.run(Gcm::new(msg, j0)) }
 }
 
 /// The keystream from `inc32(J0)` XORed over the input, written to the output.
 #[inline]
-pub(crate) fn ctr<I: Isa>(
-    isa: I,
-    rk: &RoundKeys,
-    tbl: &PowerTable,
-    j0: &J0,
-    buffer: InOutBuf<'_, '_, u8>,
-) {
+pub(crate) fn ctr<I: Isa>(isa: I, rk: &RoundKeys, j0: &J0, buffer: InOutBuf<'_, '_, u8>) {
     let len = buffer.len();
     let (inp, out) = buffer.into_raw();
-    let msg = Message::new(rk, tbl, &[], (inp, out, len), Hashing::Off);
+    let msg = Message::new(
+        rk,
+        Powers::Table(&crate::tables::EMPTY),
+        &[],
+        (inp, out, len),
+        Hashing::Off,
+    );
     // SAFETY: as in `seal`.
     unsafe { isa.run(Gcm::new(msg, j0)) };
 }
@@ -410,7 +421,7 @@ pub(crate) fn ctr<I: Isa>(
 pub(crate) fn tag<I: Isa>(
     isa: I,
     rk: &RoundKeys,
-    tbl: &PowerTable,
+    kept: &KeptPowers,
     j0: &J0,
     aad: &[u8],
     ct: &[u8],
@@ -418,7 +429,7 @@ pub(crate) fn tag<I: Isa>(
     let lengths = crate::length_block(aad.len(), ct.len());
     let job = GcmTag {
         rk,
-        tbl,
+        kept,
         j0,
         aad,
         ct,
@@ -432,9 +443,9 @@ pub(crate) fn tag<I: Isa>(
 /// [bits(nonce)]_64)` under `tbl`'s key, on the engine's wide loop ([`struct@Hash`] in GHASH's
 /// domain).
 #[inline]
-pub(crate) fn gcm_j0<I: Isa>(isa: I, tbl: &PowerTable, nonce: &[u8]) -> [u8; 16] {
+pub(crate) fn gcm_j0<I: Isa>(isa: I, kept: &KeptPowers, nonce: &[u8]) -> [u8; 16] {
     let job = Hash::<Ghash> {
-        tbl,
+        powers: Powers::Kept(kept),
         aad: &[],
         data: nonce,
         lengths: &crate::length_block(0, nonce.len()),
@@ -467,7 +478,7 @@ pub(crate) fn siv_crypt<I: Isa>(
     let len = buffer.len();
     let (inp, out) = buffer.into_raw();
     let job = Crypt::<kernel::Le32, kernel::Polyval> {
-        msg: Message::new(rk, tbl, aad, (inp, out, len), hashing),
+        msg: Message::new(rk, Powers::Table(tbl), aad, (inp, out, len), hashing),
         ctr0,
         lengths: &crate::siv::length_block(aad.len(), len),
         flavour: core::marker::PhantomData,
@@ -481,7 +492,7 @@ pub(crate) fn siv_crypt<I: Isa>(
 #[inline]
 pub(crate) fn polyval<I: Isa>(isa: I, tbl: &PowerTable, aad: &[u8], data: &[u8]) -> [u8; 16] {
     let job = Hash::<kernel::Polyval> {
-        tbl,
+        powers: Powers::Table(tbl),
         aad,
         data,
         lengths: &crate::siv::length_block(aad.len(), data.len()),
@@ -528,7 +539,7 @@ impl Job for SivTagCtr<'_> {
             let m = &self.msg;
             kernel::crypt::<L, kernel::Le32, kernel::Polyval, N, KARATSUBA>(
                 &ks,
-                m.tbl,
+                m.powers,
                 start,
                 &[],
                 m.inp,
@@ -555,7 +566,7 @@ pub(crate) fn siv_tag_ctr<I: Isa>(
     let job = SivTagCtr {
         msg: Message::new(
             rk,
-            &crate::tables::EMPTY,
+            Powers::Table(&crate::tables::EMPTY),
             &[],
             (inp, out, len),
             Hashing::Off,
@@ -615,6 +626,30 @@ impl Job for PolyvalTable<'_> {
         // SAFETY: the features are the caller's obligation.
         unsafe { kernel::fill_table::<L>(self.h, self.out) }
     }
+}
+
+/// [`kernel::kept_powers`]: an AES-GCM key's H^1..H^KEPT. No obligation of its own.
+struct KeptJob<'a> {
+    h: &'a [u8; 16],
+    out: &'a mut KeptPowers,
+}
+
+impl Job for KeptJob<'_> {
+    type Output = ();
+
+    #[inline(always)]
+    unsafe fn run<L: Lanes, const N: usize, const KARATSUBA: bool>(self) {
+        // SAFETY: the features are the caller's obligation.
+        unsafe { kernel::kept_powers::<L>(self.h, self.out) }
+    }
+}
+
+/// Fills `out` with the powers H^1..H^KEPT of the POLYVAL-domain hash key `h` (AES-GCM's key
+/// setup), with the engine's multiplies.
+#[inline]
+pub(crate) fn kept_powers<I: Isa>(isa: I, h: &[u8; 16], out: &mut KeptPowers) {
+    // SAFETY: `KeptJob` has no obligation of its own; `isa` proves the features.
+    unsafe { isa.run(KeptJob { h, out }) }
 }
 
 /// Fills `out` (all zero) with the powers of the POLYVAL key `h` (AES-GCM-SIV's per-message

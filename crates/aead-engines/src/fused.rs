@@ -29,7 +29,7 @@
 )]
 
 use crate::engine::{self, Isa};
-use crate::tables::{PowerTable, RoundKeys};
+use crate::tables::{KeptPowers, RoundKeys};
 use crate::{J0, tag_matches};
 use inout::InOutBuf;
 
@@ -148,17 +148,20 @@ pub(crate) use dispatch;
 pub struct TagMismatch;
 
 /// The fused state of one AES-GCM key: an engine's token (holding it proves the CPU runs the
-/// engine), our AES round keys, and the powers H^1..H^33 of the hash key H in POLYVAL's domain
+/// engine), our AES round keys, and the powers H^1..H^8 of the hash key H in POLYVAL's domain
 /// (GHASH as byte-reflected POLYVAL: `mulX_POLYVAL(ByteReverse(E_K(0^128)))`, RFC 8452
-/// Appendix A) with their Karatsuba middles. Key setup is one key expansion, one block
-/// (`E_K(0)`) and the table, filled in the engine's own function with its carry-less
-/// multiplies (`kernel::fill_table`: depth six, in registers, one store per register); no
-/// other AES schedule is made for the `aes` crate's types, and no portable multiply runs.
+/// Appendix A). Key setup is one key expansion, one block (`E_K(0)`) and those powers, with
+/// the engine's carry-less multiplies in its own function (`kernel::kept_powers`: depth three,
+/// in registers); no other AES schedule is made for the `aes` crate's types, and no portable
+/// multiply runs. Each message builds the table it multiplies by from the kept powers in the
+/// engine's function (their Karatsuba middles, and for a message of more than eight blocks
+/// the higher powers, by doubling in registers), on the stack, wiped after the call with the
+/// feature `zeroize`.
 #[derive(Clone)]
 pub struct Fused {
     token: Token,
     keys: RoundKeys,
-    table: PowerTable,
+    kept: KeptPowers,
 }
 
 /// A secret block (GCM's hash key, in either domain), cleared on drop with `zeroize`.
@@ -254,14 +257,14 @@ impl Fused {
         Self::empty(Token::detect(engine)?).initialized(aes_key, Some(h))
     }
 
-    /// All zero, on `token`: [`Fused::init`] fills it in place (the 1.4 KB state is written
-    /// where it stays, not built and then copied).
+    /// All zero, on `token`: [`Fused::init`] fills it in place (the state is written where
+    /// it stays, not built and then copied).
     #[inline]
     pub(crate) fn empty(token: Token) -> Self {
         Fused {
             token,
             keys: RoundKeys::zero(),
-            table: PowerTable::zero(),
+            kept: KeptPowers::zero(),
         }
     }
 
@@ -272,7 +275,7 @@ impl Fused {
     }
 
     /// Our key schedule of `aes_key`, `e0 = E_K(0)` with it (compared with `check`, in
-    /// constant time, when given) and the table of GCM's hash key from `e0`; `false` for a key
+    /// constant time, when given) and the kept powers of GCM's hash key from `e0`; `false` for a key
     /// length that is not AES's or a failed check.
     #[inline]
     pub(crate) fn init(&mut self, aes_key: &[u8], check: Option<&[u8; 16]>) -> bool {
@@ -285,8 +288,8 @@ impl Fused {
         let ok = check.is_none_or(|h| crate::ct_verdict(&e0, h));
         if ok {
             let h = HashKey::from_block(&e0);
-            let table = &mut self.table;
-            dispatch!(self.token, t => engine::polyval_table(t, &h.0, table));
+            let kept = &mut self.kept;
+            dispatch!(self.token, t => engine::kept_powers(t, &h.0, kept));
         }
         crate::wipe::wipe(&mut e0);
         ok
@@ -303,14 +306,14 @@ impl Fused {
         if nonce.len() == 12 {
             return J0::of_nonce(nonce);
         }
-        let block = dispatch!(self.token, t => engine::gcm_j0(t, &self.table, nonce));
+        let block = dispatch!(self.token, t => engine::gcm_j0(t, &self.kept, nonce));
         J0::from_hash(block)
     }
 
     /// Encrypts `buffer` (input to output) with the keystream from `inc32(J0)` and returns the
     /// full 16-byte tag.
     pub fn seal(&self, j0: &J0, aad: &[u8], buffer: InOutBuf<'_, '_, u8>) -> [u8; 16] {
-        let (rk, tbl) = (&self.keys, &self.table);
+        let (rk, tbl) = (&self.keys, &self.kept);
         dispatch!(self.token, t => engine::seal(t, rk, tbl, j0, aad, buffer))
     }
 
@@ -324,7 +327,7 @@ impl Fused {
         mut buffer: InOutBuf<'_, '_, u8>,
         tag: &[u8],
     ) -> Result<(), TagMismatch> {
-        let (rk, tbl) = (&self.keys, &self.table);
+        let (rk, tbl) = (&self.keys, &self.kept);
         let in_place = core::ptr::eq(buffer.get_in().as_ptr(), buffer.get_out().as_ptr());
         if in_place {
             let buf = buffer.get_out();
@@ -335,7 +338,7 @@ impl Fused {
             }
             // Undo the decryption: the same keystream over the plaintext gives back the
             // ciphertext, byte for byte.
-            dispatch!(self.token, t => engine::ctr(t, rk, tbl, j0, buf.into()));
+            dispatch!(self.token, t => engine::ctr(t, rk, j0, buf.into()));
             Err(TagMismatch)
         } else {
             let ct = buffer.get_in();
@@ -343,7 +346,7 @@ impl Fused {
             if !tag_matches(&expected, tag) {
                 return Err(TagMismatch);
             }
-            dispatch!(self.token, t => engine::ctr(t, rk, tbl, j0, buffer));
+            dispatch!(self.token, t => engine::ctr(t, rk, j0, buffer));
             Ok(())
         }
     }

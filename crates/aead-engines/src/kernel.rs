@@ -70,8 +70,10 @@
 ))]
 mod tests;
 
+use core::mem::MaybeUninit;
+
 use crate::lanes::{Lanes, fence, xor3};
-use crate::tables::{PowerTable, RoundKeys, TOP};
+use crate::tables::{EMPTY, KEPT, KeptPowers, PowerTable, RoundKeys, TOP};
 
 /// How many iterations behind its CTR a stitched loop hashes its own output.
 pub(crate) const LAG: usize = 2;
@@ -421,14 +423,75 @@ struct Prod<L> {
     hi: L,
 }
 
+/// A table of powers of H as the kernel reads it: H^n at [`Table::index`]`(n)`, highest
+/// first, with zeros after H^1, so that the `n` powers of a run of `n` blocks are one
+/// contiguous run and any register of them one load. The wide loops read a whole
+/// [`PowerTable`]; the tail of a message reads either that or, for a short message, an AES-GCM
+/// key's [`KeptPowers`].
+pub(crate) trait Table {
+    /// The highest power the layout has room for.
+    const TOP: usize;
+
+    /// The index of H^n, `n <= TOP`.
+    #[inline(always)]
+    fn index(n: usize) -> usize {
+        Self::TOP - n
+    }
+
+    /// A pointer to four initialized entries from index `i` (checked: panics otherwise).
+    fn powers(&self, i: usize) -> *const u8;
+
+    /// The Karatsuba middles of the powers `h` loaded from index `i`.
+    ///
+    /// # Safety
+    /// As the [`Lanes`] methods.
+    unsafe fn middles<L: Lanes>(&self, i: usize, h: L) -> L;
+}
+
+impl Table for PowerTable {
+    const TOP: usize = TOP;
+
+    #[inline(always)]
+    fn powers(&self, i: usize) -> *const u8 {
+        PowerTable::powers(self, i)
+    }
+
+    /// Loaded from the table's middles.
+    #[inline(always)]
+    unsafe fn middles<L: Lanes>(&self, i: usize, _: L) -> L {
+        // SAFETY: the caller's features; `middles` points at four initialized entries
+        // (checked), of which a register loads `BLOCKS`.
+        unsafe { L::load(PowerTable::middles(self, i)) }
+    }
+}
+
+impl Table for KeptPowers {
+    const TOP: usize = KEPT;
+
+    #[inline(always)]
+    fn powers(&self, i: usize) -> *const u8 {
+        KeptPowers::powers(self, i)
+    }
+
+    /// Computed from the powers: `lo ^ hi` in both halves (a shuffle and an XOR a register,
+    /// for the few registers of a short message).
+    #[inline(always)]
+    unsafe fn middles<L: Lanes>(&self, _: usize, h: L) -> L {
+        // SAFETY: the caller's features.
+        unsafe { L::xor(h, L::swap_halves(h)) }
+    }
+}
+
 /// `x * powers(i)`, lane by lane, unreduced.
 #[inline(always)]
-unsafe fn products<L: Lanes, const KARATSUBA: bool>(x: L, tbl: &PowerTable, i: usize) -> Prod<L> {
+unsafe fn products<L: Lanes, T: Table, const KARATSUBA: bool>(x: L, tbl: &T, i: usize) -> Prod<L> {
     // SAFETY: forwarded from the caller.
     unsafe {
-        let h = L::load_powers(tbl.powers(i));
+        // `powers` points at four initialized entries (checked), of which a register loads
+        // `BLOCKS`.
+        let h = L::load(tbl.powers(i));
         if KARATSUBA {
-            let hx = L::load_powers(tbl.middles(i));
+            let hx = tbl.middles(i, h);
             let xx = L::xor(x, L::swap_halves(x));
             let (lo, mi, hi) = (L::clmul_lo(x, h), L::clmul_lo(xx, hx), L::clmul_hi(x, h));
             Prod {
@@ -602,7 +665,8 @@ impl<L: Lanes> Ghashed<'_, L> {
                 if j == 0 {
                     v = L::xor(v, *y);
                 }
-                let p = products::<L, KARATSUBA>(v, self.tbl, self.base + L::BLOCKS * j);
+                let p =
+                    products::<L, PowerTable, KARATSUBA>(v, self.tbl, self.base + L::BLOCKS * j);
                 match pend.take() {
                     None if s + 1 < N => *pend = Some(p),
                     None => acc.add::<KARATSUBA>(&p),
@@ -755,15 +819,15 @@ impl<L: Lanes> Tail<L> {
 
     /// Adds the `nb <= BLOCKS` field elements in the low lanes of `x` (the others zero).
     #[inline(always)]
-    unsafe fn add<const KARATSUBA: bool>(&mut self, tbl: &PowerTable, x: L, nb: usize) {
+    unsafe fn add<T: Table, const KARATSUBA: bool>(&mut self, tbl: &T, x: L, nb: usize) {
         // `powers` checks the index; `left >= nb` holds by the callers' count (a miscount
         // panics there instead of reading outside the table).
-        let i = PowerTable::index(self.left);
+        let i = T::index(self.left);
         // SAFETY: forwarded from the caller.
         unsafe {
             let x = L::xor(x, self.y);
             self.y = L::zero();
-            let p = products::<L, KARATSUBA>(x, tbl, i);
+            let p = products::<L, T, KARATSUBA>(x, tbl, i);
             self.acc.add::<KARATSUBA>(&p);
         }
         self.left -= nb;
@@ -771,9 +835,9 @@ impl<L: Lanes> Tail<L> {
 
     /// Adds `n` bytes at `p`, zero-padded to whole blocks, a register at a time.
     #[inline(always)]
-    unsafe fn add_bytes<D: Domain, const KARATSUBA: bool>(
+    unsafe fn add_bytes<D: Domain, T: Table, const KARATSUBA: bool>(
         &mut self,
-        tbl: &PowerTable,
+        tbl: &T,
         p: *const u8,
         n: usize,
     ) {
@@ -788,7 +852,7 @@ impl<L: Lanes> Tail<L> {
                 } else {
                     L::load_partial(p.add(off), m)
                 };
-                self.add::<KARATSUBA>(tbl, field::<L, D>(v), m.div_ceil(16));
+                self.add::<T, KARATSUBA>(tbl, field::<L, D>(v), m.div_ceil(16));
             }
             off += reg;
         }
@@ -796,14 +860,14 @@ impl<L: Lanes> Tail<L> {
 
     /// Adds the block `b` and reduces: the hash, as bytes (GHASH: un-reflected).
     #[inline(always)]
-    unsafe fn finish<D: Domain, const KARATSUBA: bool>(
+    unsafe fn finish<D: Domain, T: Table, const KARATSUBA: bool>(
         mut self,
-        tbl: &PowerTable,
+        tbl: &T,
         b: &[u8; 16],
     ) -> [u8; 16] {
         // SAFETY: forwarded from the caller.
         unsafe {
-            self.add::<KARATSUBA>(tbl, field::<L, D>(L::from_lane0(b)), 1);
+            self.add::<T, KARATSUBA>(tbl, field::<L, D>(L::from_lane0(b)), 1);
             L::lane0(field::<L, D>(self.acc.reduce::<KARATSUBA>()))
         }
     }
@@ -835,14 +899,15 @@ unsafe fn hash_bytes<L: Lanes, D: Domain, const N: usize, const KARATSUBA: bool>
                 if j == 0 {
                     v = L::xor(v, y);
                 }
-                acc.add::<KARATSUBA>(&products::<L, KARATSUBA>(v, tbl, base + L::BLOCKS * j));
+                let p = products::<L, PowerTable, KARATSUBA>(v, tbl, base + L::BLOCKS * j);
+                acc.add::<KARATSUBA>(&p);
             }
             y = acc.reduce::<KARATSUBA>();
             off += stride;
         }
         if off < n {
             let mut t = Tail::new((n - off).div_ceil(16), y);
-            t.add_bytes::<D, KARATSUBA>(tbl, p.add(off), n - off);
+            t.add_bytes::<D, PowerTable, KARATSUBA>(tbl, p.add(off), n - off);
             y = t.acc.reduce::<KARATSUBA>();
         }
     }
@@ -853,6 +918,10 @@ unsafe fn hash_bytes<L: Lanes, D: Domain, const N: usize, const KARATSUBA: bool>
 /// `out`, with [`Hashing`] choosing what else is hashed, then the block `lengths`. Returns the
 /// hash as bytes (GHASH: un-reflected), or zeros with [`Hashing::Off`] (which ignores `aad`
 /// and `lengths`).
+///
+/// A short message with an AES-GCM key's kept powers (no whole iteration, and fewer than
+/// `KEPT` blocks of AAD and text) is all tail, multiplied by the kept powers as they are;
+/// a longer one builds the table of the powers it needs first ([`Powers::table`]).
 ///
 /// # Safety
 /// As the [`Lanes`] methods; `len` bytes are readable at `inp` and writable at `out`, which
@@ -867,7 +936,7 @@ pub(crate) unsafe fn crypt<
     const KARATSUBA: bool,
 >(
     ks: &AesKeys<L>,
-    tbl: &PowerTable,
+    powers: Powers<'_>,
     ctr0: Counter0<'_>,
     aad: &[u8],
     inp: *const u8,
@@ -882,19 +951,58 @@ pub(crate) unsafe fn crypt<
     let iters = len / it;
     let rest = len - iters * it;
     let aad_blocks = aad.len().div_ceil(16);
-    // A message without a whole iteration hashes a short AAD with its tail, one reduction.
-    let fold_aad = iters == 0 && aad_blocks + rest.div_ceil(16) < TOP;
-    // CTR-only iterations: all of them without hashing, the first LAG when hashing the output
-    // (which has nothing to hash yet), none when hashing the input.
-    let ctr_iters = match hashing {
-        Hashing::Off => iters,
-        Hashing::Output => iters.min(LAG),
-        Hashing::Input => 0,
-    };
+    let rest_blocks = rest.div_ceil(16);
     // SAFETY: the caller's features and buffers; every offset below is at most `len` and
     // every access of `n` bytes at offset `off` has `off + n <= len`, by the loop conditions.
     unsafe {
         let mut ctr = C::start::<L>(ctr0);
+        if let Powers::Kept(kept) = powers
+            && iters == 0
+            && aad_blocks + rest_blocks < KEPT
+        {
+            let m = Tailed {
+                aad,
+                inp,
+                out,
+                off: 0,
+                len,
+                hashing,
+            };
+            return tail::<L, C, D, KeptPowers, KARATSUBA>(
+                ks,
+                kept,
+                &mut ctr,
+                L::zero(),
+                m,
+                lengths,
+            );
+        }
+        // A message without a whole iteration hashes a short AAD with its tail, one reduction.
+        let fold_aad = iters == 0 && aad_blocks + rest_blocks < TOP;
+        // The highest power of H the runs below multiply by: the folded tail's (AAD, text and
+        // length block), or the widest of the AAD's runs (strides of `N * BLOCKS` blocks,
+        // then fewer), the stitched iterations' and the tail's (the rest of the text and the
+        // length block).
+        let need = if !hash {
+            0
+        } else if fold_aad {
+            aad_blocks + rest_blocks + 1
+        } else {
+            let stride = if iters > 0 { N * L::BLOCKS } else { 0 };
+            aad_blocks
+                .min(N * L::BLOCKS)
+                .max(stride)
+                .max(rest_blocks + 1)
+        };
+        let mut local = PowerTable::new();
+        let tbl = powers.table::<L, KARATSUBA>(need, &mut local);
+        // CTR-only iterations: all of them without hashing, the first LAG when hashing the
+        // output (which has nothing to hash yet), none when hashing the input.
+        let ctr_iters = match hashing {
+            Hashing::Off => iters,
+            Hashing::Output => iters.min(LAG),
+            Hashing::Input => 0,
+        };
         let mut y = L::zero();
         if hash && !fold_aad {
             y = hash_bytes::<L, D, N, KARATSUBA>(tbl, y, aad.as_ptr(), aad.len());
@@ -923,16 +1031,64 @@ pub(crate) unsafe fn crypt<
                 y = hash_bytes::<L, D, N, KARATSUBA>(tbl, y, out.add(from), ctr_iters * it);
             }
         }
-        // The tail, a register at a time (the out-of-order core overlaps them); then the length
-        // block.
-        let folded = if fold_aad { aad_blocks } else { 0 };
-        let mut t = Tail::new(folded + rest.div_ceil(16) + 1, y);
-        if hash && fold_aad {
-            t.add_bytes::<D, KARATSUBA>(tbl, aad.as_ptr(), aad.len());
+        let m = Tailed {
+            aad: if fold_aad { aad } else { &[] },
+            inp,
+            out,
+            off,
+            len,
+            hashing,
+        };
+        tail::<L, C, D, PowerTable, KARATSUBA>(ks, tbl, &mut ctr, y, m, lengths)
+    }
+}
+
+/// What [`tail`] runs: the AAD folded into the tail's reduction (or none), and the text from
+/// offset `off` to `len` at `inp` and `out`, hashed as `hashing` says.
+struct Tailed<'a> {
+    aad: &'a [u8],
+    inp: *const u8,
+    out: *mut u8,
+    off: usize,
+    len: usize,
+    hashing: Hashing,
+}
+
+/// The end of a message ([`crypt`]): the folded AAD, then the text left a register at a time
+/// (the out-of-order core overlaps them), then the length block, hashed from the running
+/// hash `y` with one reduction (`tbl` holds the powers: every block to come, the length
+/// block included).
+///
+/// # Safety
+/// As [`crypt`], for the bytes `m.off..m.len`.
+#[inline(always)]
+unsafe fn tail<L: Lanes, C: Counter, D: Domain, T: Table, const KARATSUBA: bool>(
+    ks: &AesKeys<L>,
+    tbl: &T,
+    ctr: &mut C::State<L>,
+    y: L,
+    m: Tailed<'_>,
+    lengths: &[u8; 16],
+) -> [u8; 16] {
+    let reg = 16 * L::BLOCKS;
+    let Tailed {
+        aad,
+        inp,
+        out,
+        mut off,
+        len,
+        hashing,
+    } = m;
+    let hash = hashing != Hashing::Off;
+    // SAFETY: the caller's features and buffers, as in `crypt`.
+    unsafe {
+        let mut t = Tail::new(aad.len().div_ceil(16) + (len - off).div_ceil(16) + 1, y);
+        if hash && !aad.is_empty() {
+            t.add_bytes::<D, T, KARATSUBA>(tbl, aad.as_ptr(), aad.len());
         }
         while off < len {
             let n = (len - off).min(reg);
-            let [c] = C::take::<L, 1>(&mut ctr);
+            let [c] = C::take::<L, 1>(ctr);
             let (i, o) = (inp.add(off), out.add(off));
             let d = if n == reg {
                 L::load(i)
@@ -951,12 +1107,12 @@ pub(crate) unsafe fn crypt<
                 } else {
                     L::truncate(r, n)
                 };
-                t.add::<KARATSUBA>(tbl, field::<L, D>(h), n.div_ceil(16));
+                t.add::<T, KARATSUBA>(tbl, field::<L, D>(h), n.div_ceil(16));
             }
             off += reg;
         }
         if hash {
-            t.finish::<D, KARATSUBA>(tbl, lengths)
+            t.finish::<D, T, KARATSUBA>(tbl, lengths)
         } else {
             [0; 16]
         }
@@ -964,25 +1120,41 @@ pub(crate) unsafe fn crypt<
 }
 
 /// The hash of `aad`, `data` (each zero-padded) and the block `lengths`, as bytes (GHASH:
-/// un-reflected).
+/// un-reflected): with an AES-GCM key's kept powers and fewer than `KEPT` blocks in all, one
+/// run of them; otherwise each input in the wide loop with the table of the powers it needs.
 ///
 /// # Safety
 /// As the [`Lanes`] methods.
 #[inline(always)]
 pub(crate) unsafe fn hash_message<L: Lanes, D: Domain, const N: usize, const KARATSUBA: bool>(
-    tbl: &PowerTable,
+    powers: Powers<'_>,
     aad: &[u8],
     data: &[u8],
     lengths: &[u8; 16],
 ) -> [u8; 16] {
+    let (aad_blocks, data_blocks) = (aad.len().div_ceil(16), data.len().div_ceil(16));
     // SAFETY: forwarded from the caller; the slices give the pointers and lengths.
     unsafe {
+        if let Powers::Kept(kept) = powers
+            && aad_blocks + data_blocks < KEPT
+        {
+            let mut t = Tail::new(aad_blocks + data_blocks + 1, L::zero());
+            for d in [aad, data] {
+                t.add_bytes::<D, KeptPowers, KARATSUBA>(kept, d.as_ptr(), d.len());
+            }
+            return t.finish::<D, KeptPowers, KARATSUBA>(kept, lengths);
+        }
+        // Each input's runs: strides of `N * BLOCKS` blocks, then fewer; the length block.
+        let stride = N * L::BLOCKS;
+        let need = aad_blocks.min(stride).max(data_blocks.min(stride)).max(1);
+        let mut local = PowerTable::new();
+        let tbl = powers.table::<L, KARATSUBA>(need, &mut local);
         // One call site for both inputs: the wide loop is the bulk of the code.
         let mut y = L::zero();
         for d in [aad, data] {
             y = hash_bytes::<L, D, N, KARATSUBA>(tbl, y, d.as_ptr(), d.len());
         }
-        Tail::new(1, y).finish::<D, KARATSUBA>(tbl, lengths)
+        Tail::new(1, y).finish::<D, PowerTable, KARATSUBA>(tbl, lengths)
     }
 }
 
@@ -1006,22 +1178,6 @@ unsafe fn mul_lanes<L: Lanes>(a: L, b: L) -> L {
     }
 }
 
-/// Stores the `BLOCKS` powers in `v` (highest first) at index `i` of a table's entries, with
-/// their Karatsuba middles (a function, not a closure: a closure in this generic code would be
-/// compiled without the engine's features).
-///
-/// # Safety
-/// As the [`Lanes`] methods.
-#[inline(always)]
-unsafe fn put<L: Lanes>(pow: &mut [u128], powx: &mut [u128], i: usize, v: L) {
-    let (p, x) = (&mut pow[i..i + L::BLOCKS], &mut powx[i..i + L::BLOCKS]);
-    // SAFETY: `p` and `x` are `BLOCKS` entries (16 bytes each) long: the stores stay in them.
-    unsafe {
-        L::store(p.as_mut_ptr().cast(), v);
-        L::store(x.as_mut_ptr().cast(), L::xor(v, L::swap_halves(v)));
-    }
-}
-
 /// Lane 0 of `v` in every lane.
 ///
 /// # Safety
@@ -1032,26 +1188,66 @@ unsafe fn spread<L: Lanes>(v: L) -> L {
     unsafe { L::broadcast(&L::lane0(v)) }
 }
 
-/// Fills `tbl` (all zero on entry) with the powers H^1..H^TOP of the POLYVAL key `h` and
-/// their Karatsuba middles, with the engine's carry-less multiplies: an AES-GCM key's table
-/// (at key setup) or an AES-GCM-SIV message's. H^2..H^4 from lane-0 multiplies, put into
-/// registers of `BLOCKS` powers (highest in lane 0) with lane masks; then doubling rounds whose products are independent
-/// (H^5..H^8 = H^1..H^4 times H^4, then by H^8, by H^16; H^33 = H^32 H): depth six
-/// multiplies, everything in registers until one store per register at the end (a load of
-/// powers stored in pieces just before would wait for the stores, not forward from them).
+/// Where a call's powers of H come from.
+#[derive(Clone, Copy)]
+pub(crate) enum Powers<'a> {
+    /// A whole table (H^1..H^TOP), made for the message (AES-GCM-SIV) or a table of nothing
+    /// for a call that hashes nothing.
+    Table(&'a PowerTable),
+    /// An AES-GCM key's H^1..H^KEPT: the call builds its own table of the powers it needs
+    /// ([`expand_kept`]).
+    Kept(&'a KeptPowers),
+}
+
+impl<'a> Powers<'a> {
+    /// The table of a call that multiplies by H^1..H^need: the given one, or `local` (a new
+    /// table, which costs nothing until written) filled from the kept powers, and wiped when
+    /// it is dropped with the feature `siv-wipe`. Panics if a given table holds fewer powers
+    /// (never: whole tables hold `TOP`, and only calls that hash nothing get [`EMPTY`]).
+    ///
+    /// # Safety
+    /// As the [`Lanes`] methods.
+    #[inline(always)]
+    unsafe fn table<'b, L: Lanes, const KARATSUBA: bool>(
+        self,
+        need: usize,
+        local: &'b mut PowerTable,
+    ) -> &'b PowerTable
+    where
+        'a: 'b,
+    {
+        let tbl = match self {
+            Powers::Table(t) => t,
+            Powers::Kept(_) if need == 0 => &EMPTY,
+            Powers::Kept(k) => {
+                // SAFETY: forwarded from the caller.
+                unsafe { expand_kept::<L, KARATSUBA>(k, need, local) };
+                local
+            }
+        };
+        assert!(
+            tbl.holds() >= need,
+            "a call's powers of H were not computed"
+        );
+        tbl
+    }
+}
+
+/// H^1..H^4 of the POLYVAL key `h` in registers of `BLOCKS` powers: `regs[g]` holds
+/// H^(b(g+1))..H^(bg+1), highest in lane 0, for `g < 4 / b` (H^2..H^4 from lane-0
+/// multiplies, spread into lanes with masks); the other registers are zero.
 ///
 /// # Safety
 /// As the [`Lanes`] methods.
 #[inline(always)]
-pub(crate) unsafe fn fill_table<L: Lanes>(h: &[u8; 16], tbl: &mut PowerTable) {
+unsafe fn first_powers<L: Lanes>(h: &[u8; 16]) -> [L; 4] {
     let b = L::BLOCKS;
-    // SAFETY: the caller's features; `put` bounds its own stores.
+    // SAFETY: the caller's features.
     unsafe {
         let h1 = L::from_lane0(h);
         let h2 = mul_lanes(h1, h1);
         let first = [h1, h2, mul_lanes(h2, h1), mul_lanes(h2, h2)];
-        // regs[g] holds H^(b(g+1))..H^(bg+1), lane 0 the highest.
-        let mut regs = [L::zero(); 32];
+        let mut regs = [L::zero(); 4];
         for (g, r) in regs.iter_mut().enumerate().take(4 / b) {
             for l in 0..b {
                 // Lane `l` of register `g` is H^(b(g+1) - l).
@@ -1061,22 +1257,203 @@ pub(crate) unsafe fn fill_table<L: Lanes>(h: &[u8; 16], tbl: &mut PowerTable) {
                 *r = L::xor(*r, L::and(v, L::from_words(&w)));
             }
         }
-        for m in [4, 8, 16] {
-            // H^m is lane 0 of register m/b - 1.
-            let hm = spread(regs[m / b - 1]);
-            for g in 0..m / b {
-                regs[g + m / b] = mul_lanes(regs[g], hm);
+        regs
+    }
+}
+
+/// Stores register `g` of powers, H^(b(g+1))..H^(bg+1) highest first, in `tbl`, and with
+/// `MIDDLES` their Karatsuba middles (`b(g+1) <= 32`).
+///
+/// # Safety
+/// As the [`Lanes`] methods.
+#[inline(always)]
+unsafe fn store_powers<L: Lanes, const MIDDLES: bool>(tbl: &mut PowerTable, g: usize, v: L) {
+    let i = PowerTable::index(L::BLOCKS * (g + 1));
+    let (pow, powx) = tbl.entries_mut();
+    let (p, x) = (&mut pow[i..i + L::BLOCKS], &mut powx[i..i + L::BLOCKS]);
+    // SAFETY: the caller's features; `p` and `x` are `BLOCKS` entries (16 bytes each) long:
+    // the stores stay in them.
+    unsafe {
+        L::store(p.as_mut_ptr().cast(), v);
+        if MIDDLES {
+            L::store(x.as_mut_ptr().cast(), L::xor(v, L::swap_halves(v)));
+        }
+    }
+}
+
+/// Register `g` of powers (as [`store_powers`] lays it out) loaded back from `tbl`, where it
+/// was just stored whole (so the load forwards from that store).
+///
+/// # Safety
+/// As the [`Lanes`] methods; register `g` of `tbl` was stored.
+#[inline(always)]
+unsafe fn load_powers<L: Lanes>(tbl: &mut PowerTable, g: usize) -> L {
+    let i = PowerTable::index(L::BLOCKS * (g + 1));
+    let (pow, _) = tbl.entries_mut();
+    // SAFETY: forwarded from the caller; `BLOCKS` entries from `i` are in the table (a
+    // bounds-checked slice) and were written.
+    unsafe { L::load(pow[i..i + L::BLOCKS].as_ptr().cast()) }
+}
+
+/// Extends a table that holds H^1..H^have (`have` 4 or 8: the first `have / b` registers of
+/// powers, stored with [`store_powers`] and given in `regs`, and the pad zeroed) to
+/// H^1..H^n for `n = min(need, 32)`, rounded up to a whole register, by doubling rounds whose
+/// products are independent (H^(m+1)..H^2m = H^1..H^m times H^m), with H^33 = H^32 `h1` when
+/// `need` is more than 32 (`need <= TOP`); then records what it holds. On registers of two or
+/// four blocks every register stays in `regs` (sixteen at most); one block a register (32 of
+/// them, more than the engine has) reloads each from its store.
+///
+/// # Safety
+/// As the [`Lanes`] methods; the table's registers of H^1..H^have were stored, and its pad
+/// zeroed.
+#[inline(always)]
+unsafe fn grow<L: Lanes, const MIDDLES: bool>(
+    tbl: &mut PowerTable,
+    mut regs: [L; 16],
+    have: usize,
+    h1: &[u8; 16],
+    need: usize,
+) {
+    let b = L::BLOCKS;
+    let in_regs = b >= 2;
+    let need = need.min(TOP);
+    let mut holds = have.min(need.next_multiple_of(b));
+    // SAFETY: the caller's features; every register read was written before (the first
+    // `have / b` by the caller, the others in an earlier round), in `regs` (indices below
+    // 32 / b <= 16) or in the table.
+    unsafe {
+        // One doubling round for each `m` (4, 8, 16), written out so that every register
+        // index is a constant (a loop over the rounds would keep `regs` in memory).
+        macro_rules! double {
+            ($($m:literal)*) => {$(
+                if $m >= have && $m < need {
+                    // H^m is lane 0 of register m/b - 1.
+                    let top = if in_regs {
+                        regs[$m / b - 1]
+                    } else {
+                        load_powers::<L>(tbl, $m / b - 1)
+                    };
+                    let hm = spread(top);
+                    for g in 0..$m / b {
+                        // Register `g + m/b` starts at H^(b(g + m/b) + 1).
+                        if b * g + $m < need {
+                            let x = if in_regs {
+                                regs[g]
+                            } else {
+                                load_powers::<L>(tbl, g)
+                            };
+                            let v = mul_lanes(x, hm);
+                            if in_regs {
+                                regs[g + $m / b] = v;
+                            }
+                            store_powers::<L, MIDDLES>(tbl, g + $m / b, v);
+                            holds = b * g + $m + b;
+                        }
+                    }
+                }
+            )*};
+        }
+        double!(4 8 16);
+        if need > 32 {
+            // H^33's slot is the first: lane 0 alone (a whole register would overwrite
+            // H^32..).
+            let last = if in_regs {
+                regs[32 / b - 1]
+            } else {
+                load_powers::<L>(tbl, 32 / b - 1)
+            };
+            let h33 = mul_lanes(L::from_lane0(&L::lane0(last)), L::from_lane0(h1));
+            let mid = L::xor(h33, L::swap_halves(h33));
+            let (pow, powx) = tbl.entries_mut();
+            pow[PowerTable::index(TOP)] = MaybeUninit::new(u128::from_le_bytes(L::lane0(h33)));
+            if MIDDLES {
+                powx[PowerTable::index(TOP)] = MaybeUninit::new(u128::from_le_bytes(L::lane0(mid)));
+            }
+            holds = TOP;
+        }
+        // SAFETY: the pad was zeroed (the caller), the registers stored (the caller's and
+        // this function's, with middles if `MIDDLES`) cover H^1..H^holds, and H^33 was stored
+        // when `holds` is `TOP`.
+        tbl.set_holds(holds, MIDDLES);
+    }
+}
+
+/// Fills `tbl` (a new table) with the powers H^1..H^TOP of the POLYVAL key `h` and their
+/// Karatsuba middles, with the engine's carry-less multiplies: an AES-GCM-SIV message's
+/// table. Depth six multiplies (H^2; H^3, H^4; then doubling by H^4, H^8, H^16; H^33 = H^32
+/// H).
+///
+/// # Safety
+/// As the [`Lanes`] methods.
+#[inline(always)]
+pub(crate) unsafe fn fill_table<L: Lanes>(h: &[u8; 16], tbl: &mut PowerTable) {
+    tbl.zero_pad();
+    // SAFETY: the caller's features; the registers of H^1..H^4 are stored (and passed on)
+    // before `grow`, and the pad zeroed.
+    unsafe {
+        let first = first_powers::<L>(h);
+        let mut regs = [L::zero(); 16];
+        for g in 0..4 / L::BLOCKS {
+            regs[g] = first[g];
+            store_powers::<L, true>(tbl, g, first[g]);
+        }
+        grow::<L, true>(tbl, regs, 4, h, TOP);
+    }
+}
+
+/// An AES-GCM key's powers H^1..H^KEPT of its POLYVAL-domain hash key `h` (key setup): depth
+/// three multiplies, one store per register.
+///
+/// # Safety
+/// As the [`Lanes`] methods.
+#[inline(always)]
+pub(crate) unsafe fn kept_powers<L: Lanes>(h: &[u8; 16], out: &mut KeptPowers) {
+    let b = L::BLOCKS;
+    // SAFETY: the caller's features; each store is `b` entries inside `out` (bounds-checked
+    // slices, `b * (g + 1) <= KEPT`).
+    unsafe {
+        let regs = first_powers::<L>(h);
+        let h4 = spread(regs[4 / b - 1]);
+        let pow = out.entries_mut();
+        for (g, r) in regs.iter().enumerate().take(4 / b) {
+            for (k, v) in [(g, *r), (g + 4 / b, mul_lanes(*r, h4))] {
+                let i = KEPT - b * (k + 1);
+                L::store(pow[i..i + b].as_mut_ptr().cast(), v);
             }
         }
-        let h33 = mul_lanes(L::from_lane0(&L::lane0(regs[32 / b - 1])), h1);
-        let (pow, powx) = tbl.entries_mut();
-        for (g, r) in regs.iter().enumerate().take(32 / b) {
-            put(pow, powx, PowerTable::index(b * (g + 1)), *r);
+    }
+}
+
+/// Builds in `tbl` (a new table) a call's table of H^1..H^need (`1 <= need <= TOP`) from an
+/// AES-GCM key's kept H^1..H^KEPT: the pad first, the registers of the kept powers it needs
+/// (with their Karatsuba middles for `KARATSUBA`'s multiplies), then the powers above H^KEPT
+/// by [`grow`].
+///
+/// # Safety
+/// As the [`Lanes`] methods.
+#[inline(always)]
+unsafe fn expand_kept<L: Lanes, const KARATSUBA: bool>(
+    kept: &KeptPowers,
+    need: usize,
+    tbl: &mut PowerTable,
+) {
+    let b = L::BLOCKS;
+    let pow = kept.entries();
+    tbl.zero_pad();
+    // SAFETY: the caller's features; each load is `b` entries inside `pow` (bounds-checked
+    // slices, `b * (g + 1) <= KEPT`); `grow` gets every register of H^1..H^KEPT (stored, and
+    // in `regs` up to sixteen) when the call needs more.
+    unsafe {
+        let mut regs = [L::zero(); 16];
+        for (g, r) in regs.iter_mut().enumerate().take(KEPT / b) {
+            if b * g < need {
+                let i = KEPT - b * (g + 1);
+                *r = L::load(pow[i..i + b].as_ptr().cast());
+                store_powers::<L, KARATSUBA>(tbl, g, *r);
+            }
         }
-        // H^33's slot is the first: lane 0 alone (a whole register would overwrite H^32..).
-        pow[PowerTable::index(TOP)] = u128::from_le_bytes(L::lane0(h33));
-        powx[PowerTable::index(TOP)] =
-            u128::from_le_bytes(L::lane0(L::xor(h33, L::swap_halves(h33))));
+        let h1 = pow[KEPT - 1].to_le_bytes();
+        grow::<L, KARATSUBA>(tbl, regs, KEPT, &h1, need);
     }
 }
 

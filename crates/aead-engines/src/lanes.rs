@@ -127,10 +127,6 @@ pub(crate) trait Lanes: Copy {
     /// `w[4l + j]`): the kernels' constants.
     unsafe fn from_words(w: &[u32; 16]) -> Self;
 
-    /// Four consecutive table entries (powers of H), of which the first `BLOCKS` fill the
-    /// register.
-    unsafe fn load_powers(p: &[u128; 4]) -> Self;
-
     /// `a ^ b`.
     unsafe fn xor(a: Self, b: Self) -> Self;
 

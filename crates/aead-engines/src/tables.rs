@@ -1,6 +1,8 @@
 //! The two keyed tables every engine reads, below both the dispatch (`fused`) and the kernels:
 //! the AES round keys ([`RoundKeys`]) and the powers of the hash key ([`PowerTable`]).
 
+use core::mem::MaybeUninit;
+
 #[cfg(test)]
 use clmul_core::__private::Key;
 
@@ -8,6 +10,11 @@ use clmul_core::__private::Key;
 /// blocks (H^32..H^1); the last register of data and the length block after a bulk of
 /// iterations can be 32 + 1 blocks, hashed with one reduction.
 pub(crate) const TOP: usize = 33;
+
+/// How many powers of H an AES-GCM key keeps ([`KeptPowers`]): H^1..H^8, what a message of up
+/// to eight blocks with its AAD and length block multiplies by, and the base of every wider
+/// power a longer message computes for itself.
+pub(crate) const KEPT: usize = 8;
 
 /// Zero entries after H^1, so that a register load of up to four powers starting at any
 /// power stays inside the table (the lanes past the message meet zero data there).
@@ -24,25 +31,77 @@ const LEN: usize = TOP + PAD;
 ///
 /// The same table serves GHASH (H in POLYVAL's domain, `mulX_POLYVAL(ByteReverse(H))`, the
 /// data byte-reversed by the kernel) and POLYVAL (H as it is).
+///
+/// Only what a call reads is written: entries `filled..LEN` of both arrays are initialized
+/// (H^1..H^[`PowerTable::holds`] and the `PAD` zeros, once filled; nothing before), the rest
+/// are not, and [`PowerTable::powers`] hands out only initialized entries. A call's own table thus costs the
+/// stores of the powers it needs, not a kilobyte of zeros.
 #[derive(Clone)]
 #[repr(C, align(64))]
 pub(crate) struct PowerTable {
-    pow: [u128; LEN],
-    powx: [u128; LEN],
+    pow: [MaybeUninit<u128>; LEN],
+    powx: [MaybeUninit<u128>; LEN],
+    filled: usize,
+    /// Whether `powx` holds the middles of the powers held (schoolbook multiplies need none).
+    middles: bool,
 }
 
-/// A table of zeros, for calls that hash nothing (CTR only), which never read it.
-pub(crate) static EMPTY: PowerTable = PowerTable {
-    pow: [0; LEN],
-    powx: [0; LEN],
-};
+/// A table of no powers, for calls that hash nothing (CTR only), which never read it.
+pub(crate) static EMPTY: PowerTable = PowerTable::new();
 
 impl PowerTable {
-    /// All zero (a table to be filled, or the AES-GCM-SIV message table before its fill).
-    pub(crate) fn zero() -> Self {
+    /// A table of no powers, to be filled: nothing in it is written (a call's own table costs
+    /// nothing until it is filled; a value of undefined bytes is not copied either).
+    #[inline(always)]
+    pub(crate) const fn new() -> Self {
         PowerTable {
-            pow: [0; LEN],
-            powx: [0; LEN],
+            pow: [MaybeUninit::uninit(); LEN],
+            powx: [MaybeUninit::uninit(); LEN],
+            filled: LEN,
+            middles: false,
+        }
+    }
+
+    /// Writes the `PAD` zeros after H^1 (first, before the powers: a load of the last powers
+    /// reads them too, and waits for every store it overlaps).
+    #[inline(always)]
+    pub(crate) fn zero_pad(&mut self) {
+        for part in [&mut self.pow, &mut self.powx] {
+            for e in &mut part[TOP..] {
+                *e = MaybeUninit::new(0);
+            }
+        }
+    }
+
+    /// How many powers the table holds: H^1..H^n.
+    #[inline(always)]
+    pub(crate) fn holds(&self) -> usize {
+        TOP.saturating_sub(self.filled)
+    }
+
+    /// Records that the table holds H^1..H^n (`n <= TOP`), with their middles if `middles`.
+    ///
+    /// # Safety
+    /// [`PowerTable::zero_pad`] was called, and entries `index(n)..TOP` of the powers (and, if
+    /// `middles`, of the middles) are written ([`PowerTable::entries_mut`]).
+    #[allow(unsafe_code)]
+    #[inline(always)]
+    pub(crate) unsafe fn set_holds(&mut self, n: usize, middles: bool) {
+        assert!(n <= TOP, "more powers than the table has");
+        self.filled = TOP - n;
+        self.middles = middles;
+    }
+
+    /// Clears the written entries (the drop of a call's own table of key-derived powers, or of
+    /// an AES-GCM-SIV message's): volatile 16-byte stores with the feature `siv-wipe` (which
+    /// `zeroize` implies), as `crate::wipe`; nothing otherwise.
+    #[inline(always)]
+    #[cfg_attr(not(feature = "siv-wipe"), allow(dead_code))]
+    fn wipe_filled(&mut self) {
+        let from = self.filled.min(TOP);
+        crate::wipe::wipe_words(&mut self.pow[from..TOP]);
+        if self.middles {
+            crate::wipe::wipe_words(&mut self.powx[from..TOP]);
         }
     }
 
@@ -53,10 +112,12 @@ impl PowerTable {
         Self::from_key(&clmul_core::Ghash::new(h).__full_key())
     }
 
-    /// The power and middle entries, for the kernel's fill of a message's table
-    /// (`kernel::fill_table`).
+    /// The power and middle entries, for the kernel's fill of a table (then
+    /// [`PowerTable::set_holds`]).
     #[inline(always)]
-    pub(crate) fn entries_mut(&mut self) -> (&mut [u128; LEN], &mut [u128; LEN]) {
+    pub(crate) fn entries_mut(
+        &mut self,
+    ) -> (&mut [MaybeUninit<u128>; LEN], &mut [MaybeUninit<u128>; LEN]) {
         (&mut self.pow, &mut self.powx)
     }
 
@@ -69,11 +130,10 @@ impl PowerTable {
 
     /// H^1..H^32 from `clmul_core`'s table, and H^33 = H^32 * H (one portable multiply).
     #[cfg(test)]
+    #[allow(unsafe_code)]
     fn from_key(key: &Key) -> Self {
-        let mut t = PowerTable {
-            pow: [0; LEN],
-            powx: [0; LEN],
-        };
+        let mut t = PowerTable::new();
+        t.zero_pad();
         for k in 1..=clmul_core::POWERS {
             t.set(k, key.get(k));
         }
@@ -81,19 +141,44 @@ impl PowerTable {
             TOP,
             clmul_core::soft::dot(key.get(clmul_core::POWERS), key.get(1)),
         );
+        // SAFETY: the pad and every power H^1..H^TOP with its middle were written just above.
+        unsafe { t.set_holds(TOP, true) };
         t
     }
 
     #[cfg(test)]
     fn set(&mut self, k: usize, v: u128) {
-        self.pow[TOP - k] = v;
-        self.powx[TOP - k] = middle(v);
+        self.pow[TOP - k] = MaybeUninit::new(v);
+        self.powx[TOP - k] = MaybeUninit::new(middle(v));
     }
 
-    /// H^k, `1 <= k <= TOP`.
+    /// H^k, `1 <= k <= holds()` (panics otherwise).
     #[cfg(test)]
     pub(crate) fn get(&self, k: usize) -> u128 {
-        self.pow[TOP - k]
+        self.four(&self.pow, TOP - k)[0]
+    }
+
+    /// The middle of H^k, `1 <= k <= holds()` (panics otherwise).
+    #[cfg(test)]
+    pub(crate) fn get_middle(&self, k: usize) -> u128 {
+        assert!(self.middles);
+        self.four(&self.powx, TOP - k)[0]
+    }
+
+    /// The entries a register load of powers reads past H^1 (zeros).
+    #[cfg(test)]
+    pub(crate) fn after_h1(&self) -> [u128; 3] {
+        let p = self.four(&self.pow, TOP - 1);
+        [p[1], p[2], p[3]]
+    }
+
+    /// The four entries of `part` from index `i` (panics unless they are initialized).
+    #[cfg(test)]
+    #[allow(unsafe_code)]
+    fn four(&self, part: &[MaybeUninit<u128>; LEN], i: usize) -> [u128; 4] {
+        let p = Self::checked(part, i, self.filled);
+        // SAFETY: `checked` returned a pointer to four initialized entries.
+        unsafe { p.cast::<[u128; 4]>().read() }
     }
 
     /// The index of H^n: a run of `n <= TOP` blocks starts there.
@@ -102,18 +187,35 @@ impl PowerTable {
         TOP - n
     }
 
-    /// Four consecutive powers from index `i` (at most `TOP - 1`, the index of H^1; past H^1
-    /// come zeros). Bounds-checked: `i` is a compile-time constant in the loops and a public
-    /// block count in the tails.
+    /// Four consecutive powers from index `i` (at least the index of the highest power held,
+    /// at most `TOP - 1`, the index of H^1; past H^1 come zeros): a pointer to their 64
+    /// initialized bytes, for a register load of up to four. Checked (panics otherwise): `i`
+    /// is a compile-time constant in the loops and a public block count in the tails.
     #[inline(always)]
-    pub(crate) fn powers(&self, i: usize) -> &[u128; 4] {
-        first4(&self.pow[i..])
+    pub(crate) fn powers(&self, i: usize) -> *const u8 {
+        Self::checked(&self.pow, i, self.filled)
     }
 
-    /// The Karatsuba middles of [`Self::powers`]`(i)`.
+    /// The Karatsuba middles of [`Self::powers`]`(i)`, likewise (panics if the table has no
+    /// middles).
     #[inline(always)]
-    pub(crate) fn middles(&self, i: usize) -> &[u128; 4] {
-        first4(&self.powx[i..])
+    pub(crate) fn middles(&self, i: usize) -> *const u8 {
+        assert!(
+            self.middles,
+            "a table without middles read by Karatsuba's multiplies"
+        );
+        Self::checked(&self.powx, i, self.filled)
+    }
+
+    /// A pointer to entries `i..i + 4` of `part`, if they are initialized (`filled <= i`, and
+    /// `i + 4 <= LEN`); panics otherwise.
+    #[inline(always)]
+    fn checked(part: &[MaybeUninit<u128>; LEN], i: usize, filled: usize) -> *const u8 {
+        assert!(filled <= i, "a power of H read before it was computed");
+        match part[i..].first_chunk::<4>() {
+            Some(c) => c.as_ptr().cast(),
+            None => panic!("power index past the table"),
+        }
     }
 }
 
@@ -124,20 +226,72 @@ fn middle(v: u128) -> u128 {
     x | (x << 64)
 }
 
-/// The first four entries (panics if there are fewer: never, for `i < TOP`).
-#[inline(always)]
-fn first4(s: &[u128]) -> &[u128; 4] {
-    match s.first_chunk::<4>() {
-        Some(c) => c,
-        None => panic!("power index past the table"),
+#[cfg(feature = "siv-wipe")]
+impl Drop for PowerTable {
+    fn drop(&mut self) {
+        self.wipe_filled();
+    }
+}
+
+/// The powers H^1..H^[`KEPT`] of an AES-GCM key's hash key, in POLYVAL's domain, highest
+/// first (`pow[KEPT - k]` is H^k), then `PAD` zeros: what the key keeps. A short message
+/// multiplies by them as they are (their Karatsuba middles computed from the loaded powers);
+/// a longer one builds its own [`PowerTable`] from them (`kernel::Powers::Kept`), with the
+/// middles and the higher powers it needs, in the engine's function.
+#[derive(Clone)]
+pub(crate) struct KeptPowers {
+    pow: [u128; KEPT + PAD],
+}
+
+impl KeptPowers {
+    /// All zero: [`kernel::kept_powers`](crate::kernel::kept_powers) fills it in place.
+    #[inline(always)]
+    pub(crate) fn zero() -> Self {
+        KeptPowers {
+            pow: [0; KEPT + PAD],
+        }
+    }
+
+    /// The powers, highest first.
+    #[inline(always)]
+    pub(crate) fn entries(&self) -> &[u128; KEPT] {
+        match self.pow.first_chunk::<KEPT>() {
+            Some(p) => p,
+            None => unreachable!(),
+        }
+    }
+
+    /// The powers, highest first, to be filled.
+    #[inline(always)]
+    pub(crate) fn entries_mut(&mut self) -> &mut [u128; KEPT] {
+        match self.pow.first_chunk_mut::<KEPT>() {
+            Some(p) => p,
+            None => unreachable!(),
+        }
+    }
+
+    /// Four consecutive entries from index `i` (at most `KEPT - 1`, the index of H^1; past
+    /// H^1 come zeros): a pointer to their 64 bytes, for a register load of up to four.
+    /// Checked (panics otherwise).
+    #[inline(always)]
+    pub(crate) fn powers(&self, i: usize) -> *const u8 {
+        match self.pow[i..].first_chunk::<4>() {
+            Some(c) => c.as_ptr().cast(),
+            None => panic!("power index past the kept powers"),
+        }
+    }
+
+    /// H^k, `1 <= k <= KEPT`.
+    #[cfg(test)]
+    pub(crate) fn get(&self, k: usize) -> u128 {
+        self.pow[KEPT - k]
     }
 }
 
 #[cfg(feature = "zeroize")]
-impl Drop for PowerTable {
+impl Drop for KeptPowers {
     fn drop(&mut self) {
         zeroize::Zeroize::zeroize(&mut self.pow);
-        zeroize::Zeroize::zeroize(&mut self.powx);
     }
 }
 

@@ -12,9 +12,10 @@ use std::{eprintln, format, vec};
 
 use aes::cipher::{BlockCipherEncrypt, KeyInit};
 
-use super::{Counter, Domain, Ghash, Hashing, Inc32, Le32, Polyval};
-use crate::engine::{Crypt, EncryptBlocks, Hash, Isa, Message};
-use crate::tables::{PowerTable, TOP};
+use super::{Counter, Domain, Ghash, Hashing, Inc32, Le32, Polyval, Powers};
+use crate::engine::{Crypt, EncryptBlocks, Hash, Isa, Job, Message};
+use crate::lanes::Lanes;
+use crate::tables::{KEPT, KeptPowers, PowerTable, TOP};
 
 /// A small deterministic generator (xorshift), so failures reproduce.
 struct Rng(u64);
@@ -81,12 +82,18 @@ impl CounterRef for Le32 {
 /// A hash domain's reference: the hash of whole zero-padded inputs.
 trait DomainRef: Domain {
     fn table(h: &[u8; 16]) -> PowerTable;
+    /// The key in POLYVAL's domain, whose powers the kernel multiplies by.
+    fn polyval_key(h: &[u8; 16]) -> [u8; 16];
     fn hash(h: &[u8; 16], inputs: &[&[u8]]) -> [u8; 16];
 }
 
 impl DomainRef for Polyval {
     fn table(h: &[u8; 16]) -> PowerTable {
         PowerTable::polyval(h)
+    }
+
+    fn polyval_key(h: &[u8; 16]) -> [u8; 16] {
+        *h
     }
 
     /// RFC 8452 section 3: `S_j = (S_(j-1) + X_j) * H * x^-128`, from `S_0 = 0`.
@@ -107,6 +114,11 @@ impl DomainRef for Polyval {
 impl DomainRef for Ghash {
     fn table(h: &[u8; 16]) -> PowerTable {
         PowerTable::ghash(h)
+    }
+
+    /// `mulX_POLYVAL(ByteReverse(H))` (RFC 8452, Appendix A).
+    fn polyval_key(h: &[u8; 16]) -> [u8; 16] {
+        clmul_core::soft::mulx(u128::from_be_bytes(*h)).to_le_bytes()
     }
 
     /// GHASH on the portable backend.
@@ -164,6 +176,13 @@ macro_rules! on_every_engine {
     }};
 }
 
+/// An AES-GCM key's kept powers of the POLYVAL key `h`, made by the engine.
+fn kept<I: Isa>(isa: I, h: &[u8; 16]) -> KeptPowers {
+    let mut k = KeptPowers::zero();
+    crate::engine::kept_powers(isa, h, &mut k);
+    k
+}
+
 /// The message lengths: every one up to three 128-byte iterations, then around the 16- and
 /// 32-block iterations of the wide engines (with their `LAG` iterations hashed afterwards),
 /// and a few long ones.
@@ -189,6 +208,7 @@ fn check_crypt<I: Isa, C: CounterRef, D: DomainRef>(isa: I, rng: &mut Rng, ctr0:
         let h = rng.block();
         let rk = isa.expand(&key).unwrap();
         let tbl = D::table(&h);
+        let kept = kept(isa, &D::polyval_key(&h));
         for len in lengths() {
             let aad = rng.bytes([0, 1, 16, 17, 100, 600][len % 6]);
             let input = rng.bytes(len);
@@ -200,7 +220,18 @@ fn check_crypt<I: Isa, C: CounterRef, D: DomainRef>(isa: I, rng: &mut Rng, ctr0:
                     *b ^= k;
                 }
             }
-            for hashing in [Hashing::Off, Hashing::Input, Hashing::Output] {
+            for (hashing, powers) in [
+                (Hashing::Off, Powers::Table(&crate::tables::EMPTY)),
+                (Hashing::Input, Powers::Table(&tbl)),
+                (Hashing::Output, Powers::Table(&tbl)),
+                (Hashing::Input, Powers::Kept(&kept)),
+                (Hashing::Output, Powers::Kept(&kept)),
+            ] {
+                let source = if matches!(powers, Powers::Kept(_)) {
+                    "kept powers"
+                } else {
+                    "whole table"
+                };
                 for in_place in [true, false] {
                     let mut out = if in_place {
                         input.clone()
@@ -212,7 +243,8 @@ fn check_crypt<I: Isa, C: CounterRef, D: DomainRef>(isa: I, rng: &mut Rng, ctr0:
                     } else {
                         input.as_ptr()
                     };
-                    let msg = Message::new(&rk, &tbl, &aad, (inp, out.as_mut_ptr(), len), hashing);
+                    let msg =
+                        Message::new(&rk, powers, &aad, (inp, out.as_mut_ptr(), len), hashing);
                     let job = Crypt::<C, D> {
                         msg,
                         ctr0,
@@ -222,7 +254,11 @@ fn check_crypt<I: Isa, C: CounterRef, D: DomainRef>(isa: I, rng: &mut Rng, ctr0:
                     // SAFETY: `inp` and `out` each have `len` bytes, equal (in place) or
                     // disjoint (two vectors).
                     let s = unsafe { isa.run(job) };
-                    let what = format!("{:?} AES-{bits} len {len} aad {}", isa.engine(), aad.len());
+                    let what = format!(
+                        "{:?} AES-{bits} len {len} aad {}, {source}",
+                        isa.engine(),
+                        aad.len()
+                    );
                     assert_eq!(
                         out, expected,
                         "{what}: text, {:?}, in place {in_place}",
@@ -274,23 +310,28 @@ fn hash_only<I: Isa>(isa: I) {
     fn one<I: Isa, D: DomainRef>(isa: I, rng: &mut Rng) {
         let h = rng.block();
         let tbl = D::table(&h);
+        let kept = kept(isa, &D::polyval_key(&h));
         for len in lengths().into_iter().step_by(3) {
             let (aad, data, lengths) = (rng.bytes(len % 301), rng.bytes(len), rng.block());
-            let job = Hash::<D> {
-                tbl: &tbl,
-                aad: &aad,
-                data: &data,
-                lengths: &lengths,
-                domain: core::marker::PhantomData,
-            };
-            // SAFETY: `Hash` has no obligation of its own.
-            let got = unsafe { isa.run(job) };
-            assert_eq!(
-                got,
-                D::hash(&h, &[&aad, &data, &lengths]),
-                "{:?}: len {len}",
-                isa.engine()
-            );
+            for powers in [Powers::Table(&tbl), Powers::Kept(&kept)] {
+                let job = Hash::<D> {
+                    powers,
+                    aad: &aad,
+                    data: &data,
+                    lengths: &lengths,
+                    domain: core::marker::PhantomData,
+                };
+                // SAFETY: `Hash` has no obligation of its own.
+                let got = unsafe { isa.run(job) };
+                assert_eq!(
+                    got,
+                    D::hash(&h, &[&aad, &data, &lengths]),
+                    "{:?}: len {len}, aad {}, kept {}",
+                    isa.engine(),
+                    aad.len(),
+                    matches!(powers, Powers::Kept(_))
+                );
+            }
         }
     }
     let mut rng = Rng(0x4a54_0000_0000_0003);
@@ -349,5 +390,85 @@ fn power_table_ends() {
     let hh = u128::from_le_bytes(h);
     assert_eq!(t.get(1), hh);
     assert_eq!(t.get(TOP), clmul_core::soft::dot(t.get(TOP - 1), hh));
-    assert_eq!(t.powers(PowerTable::index(1))[1..], [0, 0, 0]);
+    assert_eq!(t.after_h1(), [0; 3]);
+}
+
+/// A call's table built from the kept powers for `need` powers (with middles, or without for
+/// schoolbook multiplies), copied out.
+struct Expand<'a> {
+    kept: &'a KeptPowers,
+    need: usize,
+    middles: bool,
+}
+
+impl Job for Expand<'_> {
+    type Output = PowerTable;
+
+    unsafe fn run<L: Lanes, const N: usize, const KARATSUBA: bool>(self) -> PowerTable {
+        let mut local = PowerTable::new();
+        let kept = Powers::Kept(self.kept);
+        // SAFETY: the features are the caller's obligation.
+        unsafe {
+            if self.middles {
+                kept.table::<L, true>(self.need, &mut local).clone()
+            } else {
+                kept.table::<L, false>(self.need, &mut local).clone()
+            }
+        }
+    }
+}
+
+/// The engine's kept powers (key setup) and the table a call builds from them for every
+/// count of powers 1..=TOP: H^1..H^n with their Karatsuba middles, for at least the count
+/// asked, against `clmul_core`'s powers and H^33 by the portable multiply.
+fn kept_expansion<I: Isa>(isa: I) {
+    let mut rng = Rng(0x6b65_0000_0000_0005);
+    for _ in 0..4 {
+        let h = rng.block();
+        let want = PowerTable::polyval(&h);
+        let k = kept(isa, &h);
+        for p in 1..=KEPT {
+            assert_eq!(k.get(p), want.get(p), "{:?}: kept H^{p}", isa.engine());
+        }
+        for (need, middles) in (1..=TOP).flat_map(|n| [(n, true), (n, false)]) {
+            // SAFETY: `Expand` has no obligation of its own.
+            let t = unsafe {
+                isa.run(Expand {
+                    kept: &k,
+                    need,
+                    middles,
+                })
+            };
+            assert!(
+                t.holds() >= need,
+                "{:?}: {} < {need}",
+                isa.engine(),
+                t.holds()
+            );
+            for p in 1..=t.holds() {
+                assert_eq!(
+                    t.get(p),
+                    want.get(p),
+                    "{:?}: need {need}, H^{p}",
+                    isa.engine()
+                );
+                if !middles {
+                    continue;
+                }
+                assert_eq!(
+                    t.get_middle(p),
+                    want.get_middle(p),
+                    "{:?}: need {need}, middle of H^{p}",
+                    isa.engine()
+                );
+            }
+            // The zeros past H^1 that a register load of powers reads.
+            assert_eq!(t.after_h1(), [0; 3]);
+        }
+    }
+}
+
+#[test]
+fn kept_powers_and_their_expansion_on_every_engine() {
+    on_every_engine!(kept_expansion);
 }

@@ -200,13 +200,7 @@ macro_rules! x86_engine {
                 unsafe { $load(w.as_ptr().cast()) }
             }
 
-            #[inline(always)]
-            unsafe fn load_powers(p: &[u128; 4]) -> Self {
-                // SAFETY: as above.
-                unsafe { $load(p.as_ptr().cast()) }
-            }
-
-            #[inline(always)]
+                        #[inline(always)]
             unsafe fn xor(a: Self, b: Self) -> Self {
                 // SAFETY: the caller's features (in every method below too).
                 unsafe { $xor(a, b) }
