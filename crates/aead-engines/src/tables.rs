@@ -42,8 +42,10 @@ pub(crate) struct PowerTable {
     pow: [MaybeUninit<u128>; LEN],
     powx: [MaybeUninit<u128>; LEN],
     filled: usize,
-    /// Whether `powx` holds the middles of the powers held (schoolbook multiplies need none).
-    middles: bool,
+    /// Whether `powx` holds the middles of the powers held (schoolbook multiplies need none),
+    /// as a word (1 or 0): the disassembly check of `cargo xtask ct` tells public values from
+    /// data by their load width, and a `bool` is a byte.
+    middles: usize,
 }
 
 /// A table of no powers, for calls that hash nothing (CTR only), which never read it.
@@ -58,7 +60,7 @@ impl PowerTable {
             pow: [MaybeUninit::uninit(); LEN],
             powx: [MaybeUninit::uninit(); LEN],
             filled: LEN,
-            middles: false,
+            middles: 0,
         }
     }
 
@@ -89,7 +91,7 @@ impl PowerTable {
     pub(crate) unsafe fn set_holds(&mut self, n: usize, middles: bool) {
         assert!(n <= TOP, "more powers than the table has");
         self.filled = TOP - n;
-        self.middles = middles;
+        self.middles = usize::from(middles);
     }
 
     /// Clears the written entries (the drop of a call's own table of key-derived powers, or of
@@ -100,7 +102,7 @@ impl PowerTable {
     fn wipe_filled(&mut self) {
         let from = self.filled.min(TOP);
         crate::wipe::wipe_words(&mut self.pow[from..TOP]);
-        if self.middles {
+        if self.middles != 0 {
             crate::wipe::wipe_words(&mut self.powx[from..TOP]);
         }
     }
@@ -161,7 +163,7 @@ impl PowerTable {
     /// The middle of H^k, `1 <= k <= holds()` (panics otherwise).
     #[cfg(test)]
     pub(crate) fn get_middle(&self, k: usize) -> u128 {
-        assert!(self.middles);
+        assert!(self.middles != 0);
         self.four(&self.powx, TOP - k)[0]
     }
 
@@ -201,7 +203,7 @@ impl PowerTable {
     #[inline(always)]
     pub(crate) fn middles(&self, i: usize) -> *const u8 {
         assert!(
-            self.middles,
+            self.middles != 0,
             "a table without middles read by Karatsuba's multiplies"
         );
         Self::checked(&self.powx, i, self.filled)

@@ -86,8 +86,9 @@
 //!
 //! A key made with `KeyInit` on a CPU with AES and carry-less multiply instructions runs on a
 //! fused AES-CTR+GHASH kernel (AES-NI, VAES on 256 or 512 bits, ARMv8): our own round keys and
-//! a table of powers of H, made at key setup (for the `aes` crate's types without a second
-//! key schedule), and one pass over the data that encrypts and hashes together. Otherwise
+//! H^1..H^8, made at key setup (for the `aes` crate's types without a second key schedule;
+//! a longer message computes the higher powers it needs in its own call), and one pass over
+//! the data that encrypts and hashes together. Otherwise
 //! (another CPU, `From<Aes>`, or a cipher that is not AES under the key) the generic two-pass
 //! path runs the keystream over the whole buffer with the block cipher's parallel backend,
 //! then GHASHes the whole ciphertext in one call to the wide GHASH kernel. Decryption checks
