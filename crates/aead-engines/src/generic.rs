@@ -332,6 +332,41 @@ macro_rules! glue {
             }
 
             impl<C: $Encrypt<BlockSize = U16> + KeyInit> SivKey<C> {
+                /// `KeyInit`'s key: on `engine` if this CPU runs it and `C` is AES under
+                /// `key` (checked on `E_K(0)` unless `known_aes`), written in place;
+                /// otherwise the generic path's, its POLYVAL on `backend`.
+                #[inline]
+                pub fn keyed(key: &Key<C>, engine: Engine, known_aes: bool, backend: Backend) -> Self {
+                    // One value, returned at the one exit: the compiler builds it in the
+                    // caller's memory (two exits would each copy it there).
+                    #[cfg(any(target_arch = "x86", target_arch = "x86_64", all(target_arch = "aarch64", target_endian = "little")))]
+                    let mut out = match crate::fused::Token::detect(engine) {
+                        Some(token) => SivKey::Fused(FusedSiv::empty(token)),
+                        None => SivKey::Generic(C::new(key), backend),
+                    };
+                    #[cfg(any(target_arch = "x86", target_arch = "x86_64", all(target_arch = "aarch64", target_endian = "little")))]
+                    if let SivKey::Fused(f) = &mut out {
+                        let mut h = [0u8; 16];
+                        let check = if known_aes {
+                            None
+                        } else {
+                            encrypt_each(&C::new(key), core::slice::from_mut(&mut h));
+                            Some(&h)
+                        };
+                        let ok = f.init(key, check);
+                        wipe(&mut h);
+                        if !ok {
+                            out = SivKey::Generic(C::new(key), backend);
+                        }
+                    }
+                    #[cfg(not(any(target_arch = "x86", target_arch = "x86_64", all(target_arch = "aarch64", target_endian = "little"))))]
+                    let out = {
+                        let _ = (engine, known_aes);
+                        SivKey::Generic(C::new(key), backend)
+                    };
+                    out
+                }
+
                 /// The key `key` on `engine`: for a fused engine, `None` if this CPU cannot
                 /// run it or `C` is not AES under `key` (checked on `E_K(0)` unless the
                 /// caller knows `C` to be AES, `known_aes`); [`Engine::Generic`] always works,

@@ -189,7 +189,10 @@ where
     Aes: BlockSizeUser<BlockSize = U16> + BlockCipherEncrypt + KeyInit,
 {
     fn new(key: &Key<Self>) -> Self {
-        Self::with_engine(key, default_engine()).unwrap_or_else(|| Aes::new(key).into())
+        // Written in place: the key-generating key's schedule is not built and then copied.
+        Self {
+            key: SivKey::keyed(key, default_engine(), is_aes::<Aes>(), Backend::detect()),
+        }
     }
 }
 

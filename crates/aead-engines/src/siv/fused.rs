@@ -78,6 +78,46 @@ impl FusedSiv {
         })
     }
 
+    /// All zero, on `token`: [`FusedSiv::init`] fills it in place (the key is written where
+    /// it stays, not built and then copied).
+    #[inline]
+    #[cfg_attr(
+        not(any(feature = "cipher-0.4", feature = "cipher-0.5")),
+        allow(dead_code)
+    )]
+    pub(crate) fn empty(token: Token) -> Self {
+        Self {
+            token,
+            small: token.narrowest(),
+            keys: RoundKeys::zero(),
+        }
+    }
+
+    /// Our key schedule of `aes_key` in place, checked against the caller's cipher on
+    /// `E_K(0^128) = check` (in constant time) when given; `false` for a key length that is
+    /// not AES's or a failed check (the round keys are then wiped with `zeroize`'s drop).
+    #[inline]
+    #[cfg_attr(
+        not(any(feature = "cipher-0.4", feature = "cipher-0.5")),
+        allow(dead_code)
+    )]
+    pub(crate) fn init(&mut self, aes_key: &[u8], check: Option<&[u8; 16]>) -> bool {
+        let keys = &mut self.keys;
+        if !dispatch!(self.token, t => t.expand_into(aes_key, keys)) {
+            return false;
+        }
+        match check {
+            None => true,
+            Some(h) => {
+                let mut e0 =
+                    dispatch!(self.small, t => engine::encrypt_block(t, &self.keys, &[0; 16]));
+                let ok = crate::ct_verdict(&e0, h);
+                wipe(&mut e0);
+                ok
+            }
+        }
+    }
+
     /// [`FusedSiv::new`] for a caller that knows its cipher to be AES (one of the `aes`
     /// crate's types): nothing to check, one key expansion.
     pub fn for_aes(engine: Engine, aes_key: &[u8]) -> Option<Self> {

@@ -2,10 +2,13 @@
 //!
 //! AES-128 and AES-256 keys (the sizes AES-GCM-SIV expands for every message) are expanded in
 //! registers: each new round key is the previous one (two back for AES-256) with its words
-//! prefix-XORed (three byte shifts and XORs), XORed with one word of `aeskeygenassist`
-//! broadcast to all four: `RotWord(SubWord(w)) ^ Rcon` of the last word (dword 3) for a new
-//! group of words, or plain `SubWord(w)` (dword 2) for AES-256's middle step. The Rcon
-//! constants are the instruction's immediates, so the rounds are unrolled. AES-192 keys (and
+//! prefix-XORed (three byte shifts and XORs), XORed with `RotWord(SubWord(w)) ^ Rcon` of the
+//! last word `w` in all four words for a new group of words, or plain `SubWord(w)` for
+//! AES-256's middle step. The S-box runs on `aesenclast` with `w` (rotated, by a byte shuffle)
+//! in all four columns, where ShiftRows moves nothing and the round key adds `Rcon`: a
+//! shorter chain than `aeskeygenassist`'s (the technique of OpenSSL's and BoringSSL's
+//! `_aesni_set_encrypt_key` "alt" path), which matters because every round key waits for the
+//! one before. The rounds are unrolled, `Rcon` a constant in each. AES-192 keys (and
 //! every key in the MemorySanitizer check's build) go word by word (FIPS-197 §5.2,
 //! `RoundKeys::expand`), `SubWord` by `aeskeygenassist` or `aesenclast`. No table is indexed
 //! by key bytes.
@@ -18,7 +21,7 @@ use core::arch::x86_64::*;
 use crate::tables::RoundKeys;
 
 clmul_core::target_tier! {
-    detect cpuid = ["aes", "sse2"];
+    detect cpuid = ["aes", "sse2", "ssse3"];
 
     /// The AES S-box on each byte of `w`: [`sub_word_keygenassist`], or in the MemorySanitizer
     /// check's build (`ct_taint`) [`sub_word_enclast`], because MSan checks `aeskeygenassist`'s
@@ -105,12 +108,20 @@ clmul_core::target_tier! {
         })
     }
 
-    /// The round key after `prev`, from the assist of `last`: `SEL` 0xff takes
-    /// `RotWord(SubWord(w3)) ^ RCON` (a new group of words), 0xaa `SubWord(w2)` alone
-    /// (AES-256's middle step).
+    /// The round key after `prev`, from the last word `w3` of `last`: with `SEL` 0xff
+    /// `RotWord(SubWord(w3)) ^ RCON` (a new group of words), with 0xaa `SubWord(w3)` alone
+    /// (AES-256's middle step), in every word, XORed into `prev`'s prefix-XORed words.
     #[inline]
     fn next_key<const RCON: i32, const SEL: i32>(prev: __m128i, last: __m128i) -> __m128i {
-        let assist = _mm_shuffle_epi32::<SEL>(_mm_aeskeygenassist_si128::<RCON>(last));
+        // `w3` in all four columns, rotated by a byte (`RotWord`) for a new group: bytes
+        // 13, 14, 15, 12 in every word.
+        let w = if SEL == 0xff {
+            _mm_shuffle_epi8(last, _mm_set1_epi32(0x0c0f_0e0d))
+        } else {
+            _mm_shuffle_epi32::<0xff>(last)
+        };
+        // SubBytes of equal columns, ShiftRows a no-op, then `RCON` in every word.
+        let assist = _mm_aesenclast_si128(w, _mm_set1_epi32(RCON));
         _mm_xor_si128(prefix(prev), assist)
     }
 

@@ -85,7 +85,7 @@ pub(crate) type Vaes512 = X86<core::arch::x86_64::__m512i>;
 
 // SAFETY: `detect` is the only constructor (the fields are private to this module) and returns
 // a token only after `W::available()`, the detection of `W`'s module, whose features are those
-// of `W::run` (and include AES-NI and SSE2, which `expand` needs).
+// of `W::run` (and include AES-NI, SSE2 and SSSE3, which `expand` needs).
 unsafe impl<W: Width> Isa for X86<W> {
     fn engine(self) -> Engine {
         W::engine(self.karatsuba)
@@ -99,7 +99,8 @@ unsafe impl<W: Width> Isa for X86<W> {
     }
 
     fn expand(self, aes_key: &[u8]) -> Option<RoundKeys> {
-        // SAFETY: every x86 engine's features include AES-NI and SSE2 (the token proves them).
+        // SAFETY: every x86 engine's features include AES-NI, SSE2 and SSSE3 (the token proves
+        // them).
         unsafe { aesni::expand(aes_key) }
     }
 
