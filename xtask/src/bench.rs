@@ -149,6 +149,10 @@ pub fn run(args: &[String]) -> Result<(), String> {
             "profile `bench` as Cargo.toml leaves it (`opt-level = 3`, `lto = false`, 16 codegen units)",
         )
     };
+    // Each CPU family keeps a table of its own: the markers carry the family's name (AMD's
+    // Zen 4 and 5, the first measured, keep the plain ones).
+    let family = cpu_family();
+    let markers = family_markers(markers, family);
     let headline_md = headline_target.join("headline.md");
     if run_benches {
         let (ours, published) = crate::bench_cookie::build(&root, &headline_target, env)?;
@@ -170,10 +174,12 @@ pub fn run(args: &[String]) -> Result<(), String> {
             headline_md.display()
         )
     })?;
-    splice(&root, markers.0, markers.1, &table)?;
+    ensure_section(&root, &markers, family.title, lto)?;
+    splice(&root, &markers.0, &markers.1, &table)?;
     println!(
-        "bench: README.md {}headline table updated",
-        if lto { "LTO " } else { "" }
+        "bench: README.md {}headline table for {} updated",
+        if lto { "LTO " } else { "" },
+        family.title
     );
     if !full {
         return Ok(());
@@ -504,6 +510,78 @@ fn revision(root: &Path) -> String {
             ""
         }
     )
+}
+
+/// A CPU family with a headline table of its own in README.md: the engine it runs and the peer
+/// that family's targets are set against differ (see README's targets table).
+#[derive(Clone, Copy)]
+struct Family {
+    /// In the markers: `<!-- headline-SLUG:start -->` (none for Zen 4/5's, the plain markers).
+    slug: &'static str,
+    /// The section's title.
+    title: &'static str,
+}
+
+/// This machine's family, from /proc/cpuinfo's vendor and flags.
+fn cpu_family() -> Family {
+    let info = fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
+    let flags: Vec<&str> = info
+        .lines()
+        .find_map(|l| l.split_once(':').filter(|(k, _)| k.trim() == "flags"))
+        .map(|(_, v)| v.split_whitespace().collect())
+        .unwrap_or_default();
+    let has = |f: &str| flags.contains(&f);
+    let amd = info.contains("AuthenticAMD");
+    let intel = info.contains("GenuineIntel");
+    let (slug, title) = match (amd, intel, has("avx512f") && has("vaes"), has("vaes")) {
+        (true, _, true, _) => ("", "AMD Zen 4/5 (VAES on 512 bits)"),
+        (true, _, false, true) => ("zen3", "AMD Zen 3 (VAES on 256 bits, no AVX-512)"),
+        (_, true, true, _) => ("intel-avx512", "Intel Xeon with AVX-512 (VAES on 512 bits)"),
+        (_, true, false, true) => ("intel-vaes256", "Intel with VAES on 256 bits (no AVX-512)"),
+        _ => ("aesni", "CPUs with AES-NI and PCLMULQDQ only"),
+    };
+    Family { slug, title }
+}
+
+/// The markers of `family`'s table, from the plain ones (`<!-- headline:start -->` becomes
+/// `<!-- headline-SLUG:start -->`; for LTO, `<!-- headline-lto-SLUG:start -->`).
+fn family_markers((start, end): (&str, &str), family: Family) -> (String, String) {
+    if family.slug.is_empty() {
+        return (start.to_string(), end.to_string());
+    }
+    let add = |m: &str| {
+        m.replace(":start", &format!("-{}:start", family.slug))
+            .replace(":end", &format!("-{}:end", family.slug))
+    };
+    (add(start), add(end))
+}
+
+/// Adds a section for the family's table after the plain table of the same profile, if
+/// README.md has no markers for it yet.
+fn ensure_section(
+    root: &Path,
+    markers: &(String, String),
+    title: &str,
+    lto: bool,
+) -> Result<(), String> {
+    let readme = root.join("README.md");
+    let text = fs::read_to_string(&readme).map_err(|e| format!("README.md: {e}"))?;
+    if text.contains(&markers.0) {
+        return Ok(());
+    }
+    let after = if lto { HEADLINE_LTO_END } else { HEADLINE_END };
+    let at = text
+        .find(after)
+        .map(|i| i + after.len())
+        .ok_or_else(|| format!("README.md lacks the {after} marker"))?;
+    let section = format!(
+        "\n\n#### {title}{}\n\n{}\n{}",
+        if lto { ", LTO profile" } else { "" },
+        markers.0,
+        markers.1
+    );
+    let new = format!("{}{section}{}", &text[..at], &text[at..]);
+    fs::write(&readme, new).map_err(|e| format!("README.md: {e}"))
 }
 
 /// "model name", "cpu family" and "model" from /proc/cpuinfo (with the core's name where
