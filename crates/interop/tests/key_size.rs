@@ -50,9 +50,15 @@ fn check(sizes: &[(usize, usize, &'static str)], slack: usize) {
 
 /// AES-GCM: ours holds our round keys and H^1..H^8 (a message builds the rest of the powers
 /// it multiplies by for itself), or the cipher and `H` on the generic path.
+///
+/// In a build with `--cfg polyval_backend="soft"` RustCrypto's GHASH keeps only its portable
+/// backend's 32 bytes (its `Aes128Gcm` is 384 bytes there, 496 otherwise), while ours keeps
+/// the fused engines compiled (`KeyInit` does not pick them in that build, but the suites run
+/// them through `with_engine`): there ours may be up to 64 bytes larger, no more.
 #[test]
 fn gcm_keys_are_no_larger_than_rustcrypto() {
-    check(&gcm_sizes(), 0);
+    let slack = if cfg!(polyval_backend = "soft") { 64 } else { 0 };
+    check(&gcm_sizes(), slack);
 }
 
 /// Not quite met for AES-GCM-SIV: RustCrypto's key is the bare cipher; ours is our round keys
