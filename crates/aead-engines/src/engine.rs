@@ -173,8 +173,9 @@ impl<'a> Message<'a> {
 }
 
 /// GCM: the keystream from `inc32(J0)` over the message, and (hashing) the full tag
-/// `GHASH(A, C) ^ E(J0)`, `C` the input or the output. Obligation: the message's.
-struct Gcm<'a> {
+/// `GHASH(A, C) ^ E(J0)`, `C` the input or the output; with `SHORT` a short message on the
+/// key's kept powers ([`kernel::crypt_short`], a job of its own). Obligation: the message's.
+struct Gcm<'a, const SHORT: bool> {
     msg: Message<'a>,
     j0: &'a J0,
     /// GCM's length block of the message, made outside the kernel's function (its saturating
@@ -186,7 +187,7 @@ struct Gcm<'a> {
     public: usize,
 }
 
-impl<'a> Gcm<'a> {
+impl<'a, const SHORT: bool> Gcm<'a, SHORT> {
     fn new(msg: Message<'a>, j0: &'a J0) -> Self {
         let lengths = crate::length_block(msg.aad.len(), msg.len);
         let public = usize::from(j0.from_nonce());
@@ -208,7 +209,7 @@ impl<'a> Gcm<'a> {
     }
 }
 
-impl Job for Gcm<'_> {
+impl<const SHORT: bool> Job for Gcm<'_, SHORT> {
     type Output = [u8; 16];
     const SHAPED: bool = true;
 
@@ -218,9 +219,24 @@ impl Job for Gcm<'_> {
         unsafe {
             let ks = AesKeys::<L>::new(self.msg.rk);
             // The text's keystream starts at inc32(J0).
-            let s = self
-                .msg
-                .crypt::<L, Inc32, Ghash, N, KARATSUBA>(&ks, self.ctr(), &self.lengths);
+            let m = &self.msg;
+            let s = if SHORT {
+                // `run_gcm` takes this job only for a key's kept powers.
+                let kept = m.powers.kept().expect("a short job on kept powers");
+                kernel::crypt_short::<L, Inc32, Ghash, KARATSUBA>(
+                    &ks,
+                    kept,
+                    self.ctr(),
+                    m.aad,
+                    m.inp,
+                    m.out,
+                    m.len,
+                    m.hashing,
+                    &self.lengths,
+                )
+            } else {
+                m.crypt::<L, Inc32, Ghash, N, KARATSUBA>(&ks, self.ctr(), &self.lengths)
+            };
             if self.msg.hashing == Hashing::Off {
                 return s;
             }
@@ -248,7 +264,7 @@ impl Job for GcmTag<'_> {
         // SAFETY: the features are the caller's obligation.
         unsafe {
             let s = kernel::hash_message::<L, Ghash, N, KARATSUBA>(
-                Powers::Kept(self.kept),
+                Powers::of_kept(self.kept),
                 self.aad,
                 self.ct,
                 &self.lengths,
@@ -375,13 +391,30 @@ pub(crate) fn seal<I: Isa>(
     let (inp, out) = buffer.into_raw();
     let msg = Message::new(
         rk,
-        Powers::Kept(kept),
+        Powers::of_kept(kept),
         aad,
         (inp, out, len),
         Hashing::Output,
     );
     // SAFETY: `InOutBuf` guarantees `len` valid bytes at `inp` and `out`, equal or disjoint.
-    unsafe { isa.run(Gcm::new(msg, j0)) }
+    unsafe { run_gcm(isa, msg, j0) }
+}
+
+/// [`Gcm`] on `msg`: the short job for a short message ([`kernel::is_short`]), the wide one
+/// otherwise.
+///
+/// # Safety
+/// The message's obligation.
+#[inline(always)]
+unsafe fn run_gcm<I: Isa>(isa: I, msg: Message<'_>, j0: &J0) -> [u8; 16] {
+    // SAFETY: forwarded from the caller.
+    unsafe {
+        if msg.powers.kept().is_some() && kernel::is_short(msg.aad.len(), msg.len) {
+            isa.run(Gcm::<true>::new(msg, j0))
+        } else {
+            isa.run(Gcm::<false>::new(msg, j0))
+        }
+    }
 }
 
 /// Decrypts `buffer` in place in one pass; returns the expected full tag.
@@ -395,9 +428,9 @@ pub(crate) fn open_in_place<I: Isa>(
     buffer: &mut [u8],
 ) -> [u8; 16] {
     let (p, len) = (buffer.as_mut_ptr(), buffer.len());
-    let msg = Message::new(rk, Powers::Kept(kept), aad, (p, p, len), Hashing::Input);
+    let msg = Message::new(rk, Powers::of_kept(kept), aad, (p, p, len), Hashing::Input);
     // SAFETY: one buffer of `len` bytes, read and written in place.
-    unsafe { isa.run(Gcm::new(msg, j0)) }
+    unsafe { run_gcm(isa, msg, j0) }
 }
 
 /// The keystream from `inc32(J0)` XORed over the input, written to the output.
@@ -407,13 +440,13 @@ pub(crate) fn ctr<I: Isa>(isa: I, rk: &RoundKeys, j0: &J0, buffer: InOutBuf<'_, 
     let (inp, out) = buffer.into_raw();
     let msg = Message::new(
         rk,
-        Powers::Table(&crate::tables::EMPTY),
+        Powers::of_table(&crate::tables::EMPTY),
         &[],
         (inp, out, len),
         Hashing::Off,
     );
     // SAFETY: as in `seal`.
-    unsafe { isa.run(Gcm::new(msg, j0)) };
+    unsafe { isa.run(Gcm::<false>::new(msg, j0)) };
 }
 
 /// GCM's full tag of `(aad, ct)` without decrypting.
@@ -445,7 +478,7 @@ pub(crate) fn tag<I: Isa>(
 #[inline]
 pub(crate) fn gcm_j0<I: Isa>(isa: I, kept: &KeptPowers, nonce: &[u8]) -> [u8; 16] {
     let job = Hash::<Ghash> {
-        powers: Powers::Kept(kept),
+        powers: Powers::of_kept(kept),
         aad: &[],
         data: nonce,
         lengths: &crate::length_block(0, nonce.len()),
@@ -478,7 +511,7 @@ pub(crate) fn siv_crypt<I: Isa>(
     let len = buffer.len();
     let (inp, out) = buffer.into_raw();
     let job = Crypt::<kernel::Le32, kernel::Polyval> {
-        msg: Message::new(rk, Powers::Table(tbl), aad, (inp, out, len), hashing),
+        msg: Message::new(rk, Powers::of_table(tbl), aad, (inp, out, len), hashing),
         ctr0,
         lengths: &crate::siv::length_block(aad.len(), len),
         flavour: core::marker::PhantomData,
@@ -492,7 +525,7 @@ pub(crate) fn siv_crypt<I: Isa>(
 #[inline]
 pub(crate) fn polyval<I: Isa>(isa: I, tbl: &PowerTable, aad: &[u8], data: &[u8]) -> [u8; 16] {
     let job = Hash::<kernel::Polyval> {
-        powers: Powers::Table(tbl),
+        powers: Powers::of_table(tbl),
         aad,
         data,
         lengths: &crate::siv::length_block(aad.len(), data.len()),
@@ -566,7 +599,7 @@ pub(crate) fn siv_tag_ctr<I: Isa>(
     let job = SivTagCtr {
         msg: Message::new(
             rk,
-            Powers::Table(&crate::tables::EMPTY),
+            Powers::of_table(&crate::tables::EMPTY),
             &[],
             (inp, out, len),
             Hashing::Off,

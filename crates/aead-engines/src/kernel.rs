@@ -73,7 +73,7 @@ mod tests;
 use core::mem::MaybeUninit;
 
 use crate::lanes::{Lanes, fence, xor3};
-use crate::tables::{EMPTY, KEPT, KeptPowers, PowerTable, RoundKeys, TOP};
+use crate::tables::{EMPTY, KEPT, KeptPowers, PowerTable, RoundKeys, TOP, View};
 
 /// How many iterations behind its CTR a stitched loop hashes its own output.
 pub(crate) const LAG: usize = 2;
@@ -423,75 +423,13 @@ struct Prod<L> {
     hi: L,
 }
 
-/// A table of powers of H as the kernel reads it: H^n at [`Table::index`]`(n)`, highest
-/// first, with zeros after H^1, so that the `n` powers of a run of `n` blocks are one
-/// contiguous run and any register of them one load. The wide loops read a whole
-/// [`PowerTable`]; the tail of a message reads either that or, for a short message, an AES-GCM
-/// key's [`KeptPowers`].
-pub(crate) trait Table {
-    /// The highest power the layout has room for.
-    const TOP: usize;
-
-    /// The index of H^n, `n <= TOP`.
-    #[inline(always)]
-    fn index(n: usize) -> usize {
-        Self::TOP - n
-    }
-
-    /// A pointer to four initialized entries from index `i` (checked: panics otherwise).
-    fn powers(&self, i: usize) -> *const u8;
-
-    /// The Karatsuba middles of the powers `h` loaded from index `i`.
-    ///
-    /// # Safety
-    /// As the [`Lanes`] methods.
-    unsafe fn middles<L: Lanes>(&self, i: usize, h: L) -> L;
-}
-
-impl Table for PowerTable {
-    const TOP: usize = TOP;
-
-    #[inline(always)]
-    fn powers(&self, i: usize) -> *const u8 {
-        PowerTable::powers(self, i)
-    }
-
-    /// Loaded from the table's middles.
-    #[inline(always)]
-    unsafe fn middles<L: Lanes>(&self, i: usize, _: L) -> L {
-        // SAFETY: the caller's features; `middles` points at four initialized entries
-        // (checked), of which a register loads `BLOCKS`.
-        unsafe { L::load(PowerTable::middles(self, i)) }
-    }
-}
-
-impl Table for KeptPowers {
-    const TOP: usize = KEPT;
-
-    #[inline(always)]
-    fn powers(&self, i: usize) -> *const u8 {
-        KeptPowers::powers(self, i)
-    }
-
-    /// Computed from the powers: `lo ^ hi` in both halves (a shuffle and an XOR a register,
-    /// for the few registers of a short message).
-    #[inline(always)]
-    unsafe fn middles<L: Lanes>(&self, _: usize, h: L) -> L {
-        // SAFETY: the caller's features.
-        unsafe { L::xor(h, L::swap_halves(h)) }
-    }
-}
-
-/// `x * powers(i)`, lane by lane, unreduced.
+/// `x` times the register of powers `h` (with their middles `hx` for Karatsuba), lane by
+/// lane, unreduced.
 #[inline(always)]
-unsafe fn products<L: Lanes, T: Table, const KARATSUBA: bool>(x: L, tbl: &T, i: usize) -> Prod<L> {
+unsafe fn products_of<L: Lanes, const KARATSUBA: bool>(x: L, h: L, hx: L) -> Prod<L> {
     // SAFETY: forwarded from the caller.
     unsafe {
-        // `powers` points at four initialized entries (checked), of which a register loads
-        // `BLOCKS`.
-        let h = L::load(tbl.powers(i));
         if KARATSUBA {
-            let hx = tbl.middles(i, h);
             let xx = L::xor(x, L::swap_halves(x));
             let (lo, mi, hi) = (L::clmul_lo(x, h), L::clmul_lo(xx, hx), L::clmul_hi(x, h));
             Prod {
@@ -509,6 +447,124 @@ unsafe fn products<L: Lanes, T: Table, const KARATSUBA: bool>(x: L, tbl: &T, i: 
                 hi,
             }
         }
+    }
+}
+
+/// `x * powers(i)` of a whole table (the wide loops), lane by lane, unreduced.
+#[inline(always)]
+unsafe fn products<L: Lanes, const KARATSUBA: bool>(x: L, tbl: &PowerTable, i: usize) -> Prod<L> {
+    // SAFETY: forwarded from the caller; `powers` and `middles` point at four initialized
+    // entries (checked), of which a register loads `BLOCKS`.
+    unsafe {
+        let h = L::load(tbl.powers(i));
+        let hx = if KARATSUBA {
+            L::load(tbl.middles(i))
+        } else {
+            L::zero()
+        };
+        products_of::<L, KARATSUBA>(x, h, hx)
+    }
+}
+
+/// Powers of H as the tail of a message reads them: H^n at index `top() - n`, highest first,
+/// with zeros after H^1. A call's [`PowerTable`] and an AES-GCM key's [`KeptPowers`] have
+/// their layout at compile time (each tail is its own instance, in its own job); a [`View`]
+/// has it at run time, for the one tail of the hash-only job that serves both.
+pub(crate) trait Table: Copy {
+    /// The highest power the layout has room for.
+    fn top(self) -> usize;
+
+    /// A pointer to four initialized entries from index `i` (checked: panics otherwise).
+    fn powers(self, i: usize) -> *const u8;
+
+    /// The Karatsuba middles of the powers `h` loaded from index `i`: loaded where the table
+    /// has them, computed otherwise.
+    ///
+    /// # Safety
+    /// As the [`Lanes`] methods.
+    unsafe fn middles<L: Lanes>(self, i: usize, h: L) -> L;
+}
+
+impl Table for &PowerTable {
+    #[inline(always)]
+    fn top(self) -> usize {
+        TOP
+    }
+
+    #[inline(always)]
+    fn powers(self, i: usize) -> *const u8 {
+        PowerTable::powers(self, i)
+    }
+
+    #[inline(always)]
+    unsafe fn middles<L: Lanes>(self, i: usize, _: L) -> L {
+        // SAFETY: the caller's features; `middles` points at four initialized entries
+        // (checked), of which a register loads `BLOCKS`.
+        unsafe { L::load(PowerTable::middles(self, i)) }
+    }
+}
+
+impl Table for &KeptPowers {
+    #[inline(always)]
+    fn top(self) -> usize {
+        KEPT
+    }
+
+    #[inline(always)]
+    fn powers(self, i: usize) -> *const u8 {
+        self.view().powers(i).as_ptr().cast()
+    }
+
+    /// Computed: `lo ^ hi` in both halves (a shuffle and an XOR a register, for the few
+    /// registers of a short message).
+    #[inline(always)]
+    unsafe fn middles<L: Lanes>(self, _: usize, h: L) -> L {
+        // SAFETY: the caller's features.
+        unsafe { L::xor(h, L::swap_halves(h)) }
+    }
+}
+
+impl Table for View<'_> {
+    #[inline(always)]
+    fn top(self) -> usize {
+        View::top(self)
+    }
+
+    #[inline(always)]
+    fn powers(self, i: usize) -> *const u8 {
+        View::powers(self, i).as_ptr().cast()
+    }
+
+    #[inline(always)]
+    unsafe fn middles<L: Lanes>(self, i: usize, h: L) -> L {
+        // SAFETY: the caller's features; `middles` are four entries (checked), of which a
+        // register loads `BLOCKS`.
+        unsafe {
+            match View::middles(self, i) {
+                Some(m) => L::load(m.as_ptr().cast()),
+                None => L::xor(h, L::swap_halves(h)),
+            }
+        }
+    }
+}
+
+/// `x * powers(i)` of a [`Table`] (the tail), lane by lane, unreduced.
+#[inline(always)]
+unsafe fn products_tbl<L: Lanes, T: Table, const KARATSUBA: bool>(
+    x: L,
+    tbl: T,
+    i: usize,
+) -> Prod<L> {
+    // SAFETY: forwarded from the caller; `powers` points at four initialized entries
+    // (checked), of which a register loads `BLOCKS`.
+    unsafe {
+        let h = L::load(tbl.powers(i));
+        let hx = if KARATSUBA {
+            tbl.middles(i, h)
+        } else {
+            L::zero()
+        };
+        products_of::<L, KARATSUBA>(x, h, hx)
     }
 }
 
@@ -665,8 +721,7 @@ impl<L: Lanes> Ghashed<'_, L> {
                 if j == 0 {
                     v = L::xor(v, *y);
                 }
-                let p =
-                    products::<L, PowerTable, KARATSUBA>(v, self.tbl, self.base + L::BLOCKS * j);
+                let p = products::<L, KARATSUBA>(v, self.tbl, self.base + L::BLOCKS * j);
                 match pend.take() {
                     None if s + 1 < N => *pend = Some(p),
                     None => acc.add::<KARATSUBA>(&p),
@@ -819,15 +874,15 @@ impl<L: Lanes> Tail<L> {
 
     /// Adds the `nb <= BLOCKS` field elements in the low lanes of `x` (the others zero).
     #[inline(always)]
-    unsafe fn add<T: Table, const KARATSUBA: bool>(&mut self, tbl: &T, x: L, nb: usize) {
+    unsafe fn add<T: Table, const KARATSUBA: bool>(&mut self, tbl: T, x: L, nb: usize) {
         // `powers` checks the index; `left >= nb` holds by the callers' count (a miscount
         // panics there instead of reading outside the table).
-        let i = T::index(self.left);
+        let i = tbl.top() - self.left;
         // SAFETY: forwarded from the caller.
         unsafe {
             let x = L::xor(x, self.y);
             self.y = L::zero();
-            let p = products::<L, T, KARATSUBA>(x, tbl, i);
+            let p = products_tbl::<L, T, KARATSUBA>(x, tbl, i);
             self.acc.add::<KARATSUBA>(&p);
         }
         self.left -= nb;
@@ -837,7 +892,7 @@ impl<L: Lanes> Tail<L> {
     #[inline(always)]
     unsafe fn add_bytes<D: Domain, T: Table, const KARATSUBA: bool>(
         &mut self,
-        tbl: &T,
+        tbl: T,
         p: *const u8,
         n: usize,
     ) {
@@ -862,7 +917,7 @@ impl<L: Lanes> Tail<L> {
     #[inline(always)]
     unsafe fn finish<D: Domain, T: Table, const KARATSUBA: bool>(
         mut self,
-        tbl: &T,
+        tbl: T,
         b: &[u8; 16],
     ) -> [u8; 16] {
         // SAFETY: forwarded from the caller.
@@ -899,7 +954,7 @@ unsafe fn hash_bytes<L: Lanes, D: Domain, const N: usize, const KARATSUBA: bool>
                 if j == 0 {
                     v = L::xor(v, y);
                 }
-                let p = products::<L, PowerTable, KARATSUBA>(v, tbl, base + L::BLOCKS * j);
+                let p = products::<L, KARATSUBA>(v, tbl, base + L::BLOCKS * j);
                 acc.add::<KARATSUBA>(&p);
             }
             y = acc.reduce::<KARATSUBA>();
@@ -907,21 +962,63 @@ unsafe fn hash_bytes<L: Lanes, D: Domain, const N: usize, const KARATSUBA: bool>
         }
         if off < n {
             let mut t = Tail::new((n - off).div_ceil(16), y);
-            t.add_bytes::<D, PowerTable, KARATSUBA>(tbl, p.add(off), n - off);
+            t.add_bytes::<D, View<'_>, KARATSUBA>(tbl.view(), p.add(off), n - off);
             y = t.acc.reduce::<KARATSUBA>();
         }
     }
     y
 }
 
+/// Whether a message of `aad_len` bytes of AAD and `len` bytes of text is short: fewer than
+/// `KEPT` blocks of both, so no whole iteration of any engine (eight blocks or more) and every
+/// power it multiplies by, the length block's included, kept by an AES-GCM key
+/// ([`crypt_short`]).
+#[inline]
+pub(crate) fn is_short(aad_len: usize, len: usize) -> bool {
+    aad_len.div_ceil(16) + len.div_ceil(16) < KEPT
+}
+
+/// A short message ([`is_short`]) on an AES-GCM key's kept powers: all of it the tail of
+/// [`crypt`] (CTR a register at a time, the AAD, the text and the length block hashed with
+/// one reduction), with no table built. Its own job, so that its few registers are allocated
+/// apart from the wide loops'.
+///
+/// # Safety
+/// As [`crypt`].
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+pub(crate) unsafe fn crypt_short<L: Lanes, C: Counter, D: Domain, const KARATSUBA: bool>(
+    ks: &AesKeys<L>,
+    kept: &KeptPowers,
+    ctr0: Counter0<'_>,
+    aad: &[u8],
+    inp: *const u8,
+    out: *mut u8,
+    len: usize,
+    hashing: Hashing,
+    lengths: &[u8; 16],
+) -> [u8; 16] {
+    assert!(is_short(aad.len(), len), "a long message on the short path");
+    let m = Tailed {
+        aad,
+        inp,
+        out,
+        off: 0,
+        len,
+        hashing,
+    };
+    // SAFETY: the caller's features and buffers.
+    unsafe {
+        let mut ctr = C::start::<L>(ctr0);
+        tail::<L, C, D, &KeptPowers, KARATSUBA>(ks, kept, &mut ctr, L::zero(), m, lengths)
+    }
+}
+
 /// A message: `aad` hashed, then `len` bytes of CTR (from counter `ctr0`) from `inp` to
 /// `out`, with [`Hashing`] choosing what else is hashed, then the block `lengths`. Returns the
 /// hash as bytes (GHASH: un-reflected), or zeros with [`Hashing::Off`] (which ignores `aad`
-/// and `lengths`).
-///
-/// A short message with an AES-GCM key's kept powers (no whole iteration, and fewer than
-/// `KEPT` blocks of AAD and text) is all tail, multiplied by the kept powers as they are;
-/// a longer one builds the table of the powers it needs first ([`Powers::table`]).
+/// and `lengths`). With an AES-GCM key's kept powers, the call first builds the table of the
+/// powers it needs ([`Powers::table`]); a short message takes [`crypt_short`] instead.
 ///
 /// # Safety
 /// As the [`Lanes`] methods; `len` bytes are readable at `inp` and writable at `out`, which
@@ -956,27 +1053,6 @@ pub(crate) unsafe fn crypt<
     // every access of `n` bytes at offset `off` has `off + n <= len`, by the loop conditions.
     unsafe {
         let mut ctr = C::start::<L>(ctr0);
-        if let Powers::Kept(kept) = powers
-            && iters == 0
-            && aad_blocks + rest_blocks < KEPT
-        {
-            let m = Tailed {
-                aad,
-                inp,
-                out,
-                off: 0,
-                len,
-                hashing,
-            };
-            return tail::<L, C, D, KeptPowers, KARATSUBA>(
-                ks,
-                kept,
-                &mut ctr,
-                L::zero(),
-                m,
-                lengths,
-            );
-        }
         // A message without a whole iteration hashes a short AAD with its tail, one reduction.
         let fold_aad = iters == 0 && aad_blocks + rest_blocks < TOP;
         // The highest power of H the runs below multiply by: the folded tail's (AAD, text and
@@ -1039,7 +1115,7 @@ pub(crate) unsafe fn crypt<
             len,
             hashing,
         };
-        tail::<L, C, D, PowerTable, KARATSUBA>(ks, tbl, &mut ctr, y, m, lengths)
+        tail::<L, C, D, &PowerTable, KARATSUBA>(ks, tbl, &mut ctr, y, m, lengths)
     }
 }
 
@@ -1064,7 +1140,7 @@ struct Tailed<'a> {
 #[inline(always)]
 unsafe fn tail<L: Lanes, C: Counter, D: Domain, T: Table, const KARATSUBA: bool>(
     ks: &AesKeys<L>,
-    tbl: &T,
+    tbl: T,
     ctr: &mut C::State<L>,
     y: L,
     m: Tailed<'_>,
@@ -1135,14 +1211,14 @@ pub(crate) unsafe fn hash_message<L: Lanes, D: Domain, const N: usize, const KAR
     let (aad_blocks, data_blocks) = (aad.len().div_ceil(16), data.len().div_ceil(16));
     // SAFETY: forwarded from the caller; the slices give the pointers and lengths.
     unsafe {
-        if let Powers::Kept(kept) = powers
+        if let Some(kept) = powers.kept()
             && aad_blocks + data_blocks < KEPT
         {
             let mut t = Tail::new(aad_blocks + data_blocks + 1, L::zero());
             for d in [aad, data] {
-                t.add_bytes::<D, KeptPowers, KARATSUBA>(kept, d.as_ptr(), d.len());
+                t.add_bytes::<D, View<'_>, KARATSUBA>(kept.view(), d.as_ptr(), d.len());
             }
-            return t.finish::<D, KeptPowers, KARATSUBA>(kept, lengths);
+            return t.finish::<D, View<'_>, KARATSUBA>(kept.view(), lengths);
         }
         // Each input's runs: strides of `N * BLOCKS` blocks, then fewer; the length block.
         let stride = N * L::BLOCKS;
@@ -1154,7 +1230,7 @@ pub(crate) unsafe fn hash_message<L: Lanes, D: Domain, const N: usize, const KAR
         for d in [aad, data] {
             y = hash_bytes::<L, D, N, KARATSUBA>(tbl, y, d.as_ptr(), d.len());
         }
-        Tail::new(1, y).finish::<D, PowerTable, KARATSUBA>(tbl, lengths)
+        Tail::new(1, y).finish::<D, View<'_>, KARATSUBA>(tbl.view(), lengths)
     }
 }
 
@@ -1188,15 +1264,43 @@ unsafe fn spread<L: Lanes>(v: L) -> L {
     unsafe { L::broadcast(&L::lane0(v)) }
 }
 
-/// Where a call's powers of H come from.
+/// Where a call's powers of H come from: a whole table (H^1..H^TOP, made for an AES-GCM-SIV
+/// message, or a table of nothing for a call that hashes nothing), or an AES-GCM key's
+/// H^1..H^KEPT, from which the call builds its own table of the powers it needs
+/// ([`expand_kept`]). Two optional references rather than an enum: the disassembly check of
+/// `cargo xtask ct` tells public values from data by their load width, and LLVM narrows an
+/// enum's discriminant load to four bytes; a reference is tested as a whole word.
 #[derive(Clone, Copy)]
-pub(crate) enum Powers<'a> {
-    /// A whole table (H^1..H^TOP), made for the message (AES-GCM-SIV) or a table of nothing
-    /// for a call that hashes nothing.
-    Table(&'a PowerTable),
-    /// An AES-GCM key's H^1..H^KEPT: the call builds its own table of the powers it needs
-    /// ([`expand_kept`]).
-    Kept(&'a KeptPowers),
+pub(crate) struct Powers<'a> {
+    table: Option<&'a PowerTable>,
+    kept: Option<&'a KeptPowers>,
+}
+
+#[allow(non_snake_case)]
+impl<'a> Powers<'a> {
+    /// A whole table.
+    #[inline(always)]
+    pub(crate) fn of_table(t: &'a PowerTable) -> Self {
+        Powers {
+            table: Some(t),
+            kept: None,
+        }
+    }
+
+    /// An AES-GCM key's kept powers.
+    #[inline(always)]
+    pub(crate) fn of_kept(k: &'a KeptPowers) -> Self {
+        Powers {
+            table: None,
+            kept: Some(k),
+        }
+    }
+
+    /// The kept powers, if that is the source.
+    #[inline(always)]
+    pub(crate) fn kept(self) -> Option<&'a KeptPowers> {
+        self.kept
+    }
 }
 
 impl<'a> Powers<'a> {
@@ -1216,14 +1320,14 @@ impl<'a> Powers<'a> {
     where
         'a: 'b,
     {
-        let tbl = match self {
-            Powers::Table(t) => t,
-            Powers::Kept(_) if need == 0 => &EMPTY,
-            Powers::Kept(k) => {
+        let tbl = match (self.table, self.kept) {
+            (Some(t), _) => t,
+            (None, Some(k)) if need > 0 => {
                 // SAFETY: forwarded from the caller.
                 unsafe { expand_kept::<L, KARATSUBA>(k, need, local) };
                 local
             }
+            _ => &EMPTY,
         };
         assert!(
             tbl.holds() >= need,

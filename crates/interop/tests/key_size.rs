@@ -57,7 +57,11 @@ fn check(sizes: &[(usize, usize, &'static str)], slack: usize) {
 /// them through `with_engine`): there ours may be up to 64 bytes larger, no more.
 #[test]
 fn gcm_keys_are_no_larger_than_rustcrypto() {
-    let slack = if cfg!(polyval_backend = "soft") { 64 } else { 0 };
+    let slack = if cfg!(polyval_backend = "soft") {
+        64
+    } else {
+        0
+    };
     check(&gcm_sizes(), slack);
 }
 
