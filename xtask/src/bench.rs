@@ -485,7 +485,7 @@ fn measured(root: &Path, command: &str, pin: bool) -> String {
     )
 }
 
-/// " at commit <hash>", and whether the measured crates had uncommitted changes; empty
+/// `" at commit <hash>"`, and whether the measured crates had uncommitted changes; empty
 /// outside a git checkout.
 fn revision(root: &Path) -> String {
     let git = |args: &[&str]| {

@@ -110,6 +110,23 @@ macro_rules! glue {
                 }
             }
 
+            /// `E_K(0^128)` under the caller's cipher `C` for `key`, in `h`, unless
+            /// `known_aes` (the `aes` crate's types, whose schedule needs no check): the block
+            /// a fused key's own schedule must reproduce (`Fused::init`, `FusedSiv::init`).
+            #[cfg(any(target_arch = "x86", target_arch = "x86_64", all(target_arch = "aarch64", target_endian = "little")))]
+            #[inline]
+            fn check_block<'h, C: $Encrypt<BlockSize = U16> + KeyInit>(
+                key: &Key<C>,
+                known_aes: bool,
+                h: &'h mut [u8; 16],
+            ) -> Option<&'h [u8; 16]> {
+                if known_aes {
+                    return None;
+                }
+                encrypt_each(&C::new(key), core::slice::from_mut(h));
+                Some(h)
+            }
+
             /// AES-GCM's key over any block cipher of this generation: one of two kinds,
             /// never both, so that a key is no larger than RustCrypto's (the cipher and
             /// GHASH's key):
@@ -242,21 +259,15 @@ macro_rules! glue {
                 /// `KeyInit::new`'s key: [`GcmKey::new`] on `engine`, or the generic path's if
                 /// the CPU cannot run `engine` or `C` is not AES under `key`. The fused state
                 /// is written where it stays (no `Option` around it: each layer was a copy of
-                /// its 1.4 KB).
+                /// the key).
                 #[inline]
                 pub fn keyed(key: &Key<C>, engine: Engine, known_aes: bool) -> Self {
                     #[cfg(any(target_arch = "x86", target_arch = "x86_64", all(target_arch = "aarch64", target_endian = "little")))]
                     if let Some(token) = crate::fused::Token::detect(engine) {
                         let mut h = [0u8; 16];
-                        let check = if known_aes {
-                            None
-                        } else {
-                            encrypt_each(&C::new(key), core::slice::from_mut(&mut h));
-                            Some(&h)
-                        };
                         let mut out = GcmKey::Fused(Fused::empty(token));
                         let ok = match &mut out {
-                            GcmKey::Fused(f) => f.init(key, check),
+                            GcmKey::Fused(f) => f.init(key, check_block::<C>(key, known_aes, &mut h)),
                             GcmKey::Generic(_) => false,
                         };
                         wipe(&mut h);
@@ -347,13 +358,7 @@ macro_rules! glue {
                     #[cfg(any(target_arch = "x86", target_arch = "x86_64", all(target_arch = "aarch64", target_endian = "little")))]
                     if let SivKey::Fused(f) = &mut out {
                         let mut h = [0u8; 16];
-                        let check = if known_aes {
-                            None
-                        } else {
-                            encrypt_each(&C::new(key), core::slice::from_mut(&mut h));
-                            Some(&h)
-                        };
-                        let ok = f.init(key, check);
+                        let ok = f.init(key, check_block::<C>(key, known_aes, &mut h));
                         wipe(&mut h);
                         if !ok {
                             out = SivKey::Generic(C::new(key), backend);

@@ -199,6 +199,19 @@ fn lengths() -> Vec<usize> {
     v
 }
 
+/// The output buffer of a job over `input`, and the input pointer to give it: in place, a
+/// copy of `input` and its own pointer; out of place, a filled buffer and `input`'s pointer.
+/// (The output's heap buffer does not move with the `Vec`, so the pointer stays valid.)
+fn buffers(input: &[u8], in_place: bool) -> (Vec<u8>, *const u8) {
+    if in_place {
+        let out = input.to_vec();
+        let p = out.as_ptr();
+        (out, p)
+    } else {
+        (vec![0xa5; input.len()], input.as_ptr())
+    }
+}
+
 /// [`Crypt`] with counter `C` and domain `D`, every [`Hashing`], in place and out of place,
 /// against the references: the keystream block by block, and the hash of the AAD, the hashed
 /// side of the text and the length block.
@@ -233,16 +246,7 @@ fn check_crypt<I: Isa, C: CounterRef, D: DomainRef>(isa: I, rng: &mut Rng, ctr0:
                     "whole table"
                 };
                 for in_place in [true, false] {
-                    let mut out = if in_place {
-                        input.clone()
-                    } else {
-                        vec![0xa5; len]
-                    };
-                    let inp = if in_place {
-                        out.as_ptr()
-                    } else {
-                        input.as_ptr()
-                    };
+                    let (mut out, inp) = buffers(&input, in_place);
                     let msg =
                         Message::new(&rk, powers, &aad, (inp, out.as_mut_ptr(), len), hashing);
                     let job = Crypt::<C, D> {
@@ -540,16 +544,7 @@ fn short_path<I: Isa>(isa: I) {
                 }
                 for hashing in [Hashing::Input, Hashing::Output] {
                     for in_place in [true, false] {
-                        let mut out = if in_place {
-                            input.clone()
-                        } else {
-                            vec![0xa5; len]
-                        };
-                        let inp = if in_place {
-                            out.as_ptr()
-                        } else {
-                            input.as_ptr()
-                        };
+                        let (mut out, inp) = buffers(&input, in_place);
                         let job = Short::<C, D> {
                             rk: &rk,
                             kept: &kept,
