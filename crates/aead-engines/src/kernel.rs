@@ -73,7 +73,7 @@ mod tests;
 use core::mem::MaybeUninit;
 
 use crate::lanes::{Lanes, fence, xor3};
-use crate::tables::{EMPTY, KEPT, KeptPowers, PowerTable, RoundKeys, TOP, View};
+use crate::tables::{EMPTY, KEPT, KeptPowers, PowerTable, RoundKeys, TOP};
 
 /// How many iterations behind its CTR a stitched loop hashes its own output.
 pub(crate) const LAG: usize = 2;
@@ -423,53 +423,9 @@ struct Prod<L> {
     hi: L,
 }
 
-/// `x` times the register of powers `h` (with their middles `hx` for Karatsuba), lane by
-/// lane, unreduced.
-#[inline(always)]
-unsafe fn products_of<L: Lanes, const KARATSUBA: bool>(x: L, h: L, hx: L) -> Prod<L> {
-    // SAFETY: forwarded from the caller.
-    unsafe {
-        if KARATSUBA {
-            let xx = L::xor(x, L::swap_halves(x));
-            let (lo, mi, hi) = (L::clmul_lo(x, h), L::clmul_lo(xx, hx), L::clmul_hi(x, h));
-            Prod {
-                lo,
-                mi,
-                mi2: L::zero(),
-                hi,
-            }
-        } else {
-            let (lo, hi) = (L::clmul_lo(x, h), L::clmul_hi(x, h));
-            Prod {
-                lo,
-                mi: L::clmul_hi_lo(x, h),
-                mi2: L::clmul_lo_hi(x, h),
-                hi,
-            }
-        }
-    }
-}
-
-/// `x * powers(i)` of a whole table (the wide loops), lane by lane, unreduced.
-#[inline(always)]
-unsafe fn products<L: Lanes, const KARATSUBA: bool>(x: L, tbl: &PowerTable, i: usize) -> Prod<L> {
-    // SAFETY: forwarded from the caller; `powers` and `middles` point at four initialized
-    // entries (checked), of which a register loads `BLOCKS`.
-    unsafe {
-        let h = L::load(tbl.powers(i));
-        let hx = if KARATSUBA {
-            L::load(tbl.middles(i))
-        } else {
-            L::zero()
-        };
-        products_of::<L, KARATSUBA>(x, h, hx)
-    }
-}
-
-/// Powers of H as the tail of a message reads them: H^n at index `top() - n`, highest first,
-/// with zeros after H^1. A call's [`PowerTable`] and an AES-GCM key's [`KeptPowers`] have
-/// their layout at compile time (each tail is its own instance, in its own job); a [`View`]
-/// has it at run time, for the one tail of the hash-only job that serves both.
+/// Powers of H as the kernel reads them: H^n at index `top() - n`, highest first, with zeros
+/// after H^1: a call's [`PowerTable`] (the wide loops and the tail of a longer message) or an
+/// AES-GCM key's [`KeptPowers`] (a short message), each with its layout at compile time.
 pub(crate) trait Table: Copy {
     /// The highest power the layout has room for.
     fn top(self) -> usize;
@@ -512,7 +468,7 @@ impl Table for &KeptPowers {
 
     #[inline(always)]
     fn powers(self, i: usize) -> *const u8 {
-        self.view().powers(i).as_ptr().cast()
+        KeptPowers::powers(self, i)
     }
 
     /// Computed: `lo ^ hi` in both halves (a shuffle and an XOR a register, for the few
@@ -524,47 +480,32 @@ impl Table for &KeptPowers {
     }
 }
 
-impl Table for View<'_> {
-    #[inline(always)]
-    fn top(self) -> usize {
-        View::top(self)
-    }
-
-    #[inline(always)]
-    fn powers(self, i: usize) -> *const u8 {
-        View::powers(self, i).as_ptr().cast()
-    }
-
-    #[inline(always)]
-    unsafe fn middles<L: Lanes>(self, i: usize, h: L) -> L {
-        // SAFETY: the caller's features; `middles` are four entries (checked), of which a
-        // register loads `BLOCKS`.
-        unsafe {
-            match View::middles(self, i) {
-                Some(m) => L::load(m.as_ptr().cast()),
-                None => L::xor(h, L::swap_halves(h)),
-            }
-        }
-    }
-}
-
-/// `x * powers(i)` of a [`Table`] (the tail), lane by lane, unreduced.
+/// `x * powers(i)` of `tbl`, lane by lane, unreduced.
 #[inline(always)]
-unsafe fn products_tbl<L: Lanes, T: Table, const KARATSUBA: bool>(
-    x: L,
-    tbl: T,
-    i: usize,
-) -> Prod<L> {
+unsafe fn products<L: Lanes, T: Table, const KARATSUBA: bool>(x: L, tbl: T, i: usize) -> Prod<L> {
     // SAFETY: forwarded from the caller; `powers` points at four initialized entries
     // (checked), of which a register loads `BLOCKS`.
     unsafe {
         let h = L::load(tbl.powers(i));
-        let hx = if KARATSUBA {
-            tbl.middles(i, h)
+        if KARATSUBA {
+            let hx = tbl.middles(i, h);
+            let xx = L::xor(x, L::swap_halves(x));
+            let (lo, mi, hi) = (L::clmul_lo(x, h), L::clmul_lo(xx, hx), L::clmul_hi(x, h));
+            Prod {
+                lo,
+                mi,
+                mi2: L::zero(),
+                hi,
+            }
         } else {
-            L::zero()
-        };
-        products_of::<L, KARATSUBA>(x, h, hx)
+            let (lo, hi) = (L::clmul_lo(x, h), L::clmul_hi(x, h));
+            Prod {
+                lo,
+                mi: L::clmul_hi_lo(x, h),
+                mi2: L::clmul_lo_hi(x, h),
+                hi,
+            }
+        }
     }
 }
 
@@ -721,7 +662,8 @@ impl<L: Lanes> Ghashed<'_, L> {
                 if j == 0 {
                     v = L::xor(v, *y);
                 }
-                let p = products::<L, KARATSUBA>(v, self.tbl, self.base + L::BLOCKS * j);
+                let p =
+                    products::<L, &PowerTable, KARATSUBA>(v, self.tbl, self.base + L::BLOCKS * j);
                 match pend.take() {
                     None if s + 1 < N => *pend = Some(p),
                     None => acc.add::<KARATSUBA>(&p),
@@ -882,7 +824,7 @@ impl<L: Lanes> Tail<L> {
         unsafe {
             let x = L::xor(x, self.y);
             self.y = L::zero();
-            let p = products_tbl::<L, T, KARATSUBA>(x, tbl, i);
+            let p = products::<L, T, KARATSUBA>(x, tbl, i);
             self.acc.add::<KARATSUBA>(&p);
         }
         self.left -= nb;
@@ -954,7 +896,7 @@ unsafe fn hash_bytes<L: Lanes, D: Domain, const N: usize, const KARATSUBA: bool>
                 if j == 0 {
                     v = L::xor(v, y);
                 }
-                let p = products::<L, KARATSUBA>(v, tbl, base + L::BLOCKS * j);
+                let p = products::<L, &PowerTable, KARATSUBA>(v, tbl, base + L::BLOCKS * j);
                 acc.add::<KARATSUBA>(&p);
             }
             y = acc.reduce::<KARATSUBA>();
@@ -962,7 +904,7 @@ unsafe fn hash_bytes<L: Lanes, D: Domain, const N: usize, const KARATSUBA: bool>
         }
         if off < n {
             let mut t = Tail::new((n - off).div_ceil(16), y);
-            t.add_bytes::<D, View<'_>, KARATSUBA>(tbl.view(), p.add(off), n - off);
+            t.add_bytes::<D, &PowerTable, KARATSUBA>(tbl, p.add(off), n - off);
             y = t.acc.reduce::<KARATSUBA>();
         }
     }
@@ -1216,9 +1158,9 @@ pub(crate) unsafe fn hash_message<L: Lanes, D: Domain, const N: usize, const KAR
         {
             let mut t = Tail::new(aad_blocks + data_blocks + 1, L::zero());
             for d in [aad, data] {
-                t.add_bytes::<D, View<'_>, KARATSUBA>(kept.view(), d.as_ptr(), d.len());
+                t.add_bytes::<D, &KeptPowers, KARATSUBA>(kept, d.as_ptr(), d.len());
             }
-            return t.finish::<D, View<'_>, KARATSUBA>(kept.view(), lengths);
+            return t.finish::<D, &KeptPowers, KARATSUBA>(kept, lengths);
         }
         // Each input's runs: strides of `N * BLOCKS` blocks, then fewer; the length block.
         let stride = N * L::BLOCKS;
@@ -1230,7 +1172,7 @@ pub(crate) unsafe fn hash_message<L: Lanes, D: Domain, const N: usize, const KAR
         for d in [aad, data] {
             y = hash_bytes::<L, D, N, KARATSUBA>(tbl, y, d.as_ptr(), d.len());
         }
-        Tail::new(1, y).finish::<D, View<'_>, KARATSUBA>(tbl.view(), lengths)
+        Tail::new(1, y).finish::<D, &PowerTable, KARATSUBA>(tbl, lengths)
     }
 }
 
@@ -1276,7 +1218,6 @@ pub(crate) struct Powers<'a> {
     kept: Option<&'a KeptPowers>,
 }
 
-#[allow(non_snake_case)]
 impl<'a> Powers<'a> {
     /// A whole table.
     #[inline(always)]
@@ -1301,9 +1242,7 @@ impl<'a> Powers<'a> {
     pub(crate) fn kept(self) -> Option<&'a KeptPowers> {
         self.kept
     }
-}
 
-impl<'a> Powers<'a> {
     /// The table of a call that multiplies by H^1..H^need: the given one, or `local` (a new
     /// table, which costs nothing until written) filled from the kept powers, and wiped when
     /// it is dropped with the feature `siv-wipe`. Panics if a given table holds fewer powers

@@ -34,8 +34,8 @@ const LEN: usize = TOP + PAD;
 ///
 /// Only what a call reads is written: entries `filled..LEN` of both arrays are initialized
 /// (H^1..H^[`PowerTable::holds`] and the `PAD` zeros, once filled; nothing before), the rest
-/// are not, and [`PowerTable::powers`] hands out only initialized entries. A call's own table thus costs the
-/// stores of the powers it needs, not a kilobyte of zeros.
+/// are not, and [`PowerTable::powers`] hands out only initialized entries. A call's own table
+/// thus costs the stores of the powers it needs, not a kilobyte of zeros.
 #[derive(Clone)]
 #[repr(C, align(64))]
 pub(crate) struct PowerTable {
@@ -183,24 +183,6 @@ impl PowerTable {
         unsafe { p.cast::<[u128; 4]>().read() }
     }
 
-    /// The powers held (and their middles, if it has them) as the tail reads them.
-    #[allow(unsafe_code)]
-    #[inline(always)]
-    pub(crate) fn view(&self) -> View<'_> {
-        let from = self.filled.min(LEN);
-        let init = |part: &[MaybeUninit<u128>; LEN]| -> &[u128] {
-            let tail = &part[from..];
-            // SAFETY: entries `filled..LEN` are initialized (`set_holds`'s contract, the only
-            // way to lower `filled`), and `MaybeUninit<u128>` has `u128`'s layout.
-            unsafe { core::slice::from_raw_parts(tail.as_ptr().cast::<u128>(), tail.len()) }
-        };
-        View {
-            pow: init(&self.pow),
-            powx: (self.middles != 0).then(|| init(&self.powx)),
-            top: self.holds(),
-        }
-    }
-
     /// The index of H^n: a run of `n <= TOP` blocks starts there.
     #[inline(always)]
     pub(crate) const fn index(n: usize) -> usize {
@@ -256,7 +238,7 @@ impl Drop for PowerTable {
 /// The powers H^1..H^[`KEPT`] of an AES-GCM key's hash key, in POLYVAL's domain, highest
 /// first (`pow[KEPT - k]` is H^k), then `PAD` zeros: what the key keeps. A short message
 /// multiplies by them as they are (their Karatsuba middles computed from the loaded powers);
-/// a longer one builds its own [`PowerTable`] from them (`kernel::Powers::Kept`), with the
+/// a longer one builds its own [`PowerTable`] from them (`kernel::Powers::of_kept`), with the
 /// middles and the higher powers it needs, in the engine's function.
 #[derive(Clone)]
 pub(crate) struct KeptPowers {
@@ -290,64 +272,21 @@ impl KeptPowers {
         }
     }
 
+    /// Four consecutive entries from index `i` (at most `KEPT - 1`, the index of H^1; past
+    /// H^1 come zeros): a pointer to their 64 bytes, for a register load of up to four.
+    /// Checked (panics otherwise): `i` is a public block count.
+    #[inline(always)]
+    pub(crate) fn powers(&self, i: usize) -> *const u8 {
+        match self.pow[i..].first_chunk::<4>() {
+            Some(c) => c.as_ptr().cast(),
+            None => panic!("power index past the kept powers"),
+        }
+    }
+
     /// H^k, `1 <= k <= KEPT`.
     #[cfg(test)]
     pub(crate) fn get(&self, k: usize) -> u128 {
         self.pow[KEPT - k]
-    }
-}
-
-impl KeptPowers {
-    /// The kept powers as the tail of a short message reads them (the middles computed).
-    #[inline(always)]
-    pub(crate) fn view(&self) -> View<'_> {
-        View {
-            pow: &self.pow,
-            powx: None,
-            top: KEPT,
-        }
-    }
-}
-
-/// Powers of H as the tail of a message reads them, from a call's [`PowerTable`] or an AES-GCM
-/// key's [`KeptPowers`] alike (one tail serves both): `pow[top - n]` is H^n for
-/// `1 <= n <= top`, then the `PAD` zeros; `powx` the Karatsuba middles in the same layout, or
-/// `None` where they are computed from the loaded powers. References, not an enum, so that
-/// every test of them is a whole word (see `kernel::Powers`).
-#[derive(Clone, Copy)]
-pub(crate) struct View<'a> {
-    pow: &'a [u128],
-    powx: Option<&'a [u128]>,
-    top: usize,
-}
-
-impl<'a> View<'a> {
-    /// The highest power held.
-    #[inline(always)]
-    pub(crate) fn top(self) -> usize {
-        self.top
-    }
-
-    /// The four entries from index `i` (panics past the end: `i` is at most `top - 1`, the
-    /// index of H^1, in every caller).
-    #[inline(always)]
-    pub(crate) fn powers(self, i: usize) -> &'a [u128; 4] {
-        match self.pow[i..].first_chunk::<4>() {
-            Some(c) => c,
-            None => panic!("power index past the table"),
-        }
-    }
-
-    /// Their middles, where the table has them.
-    #[inline(always)]
-    pub(crate) fn middles(self, i: usize) -> Option<&'a [u128; 4]> {
-        match self.powx {
-            Some(x) => match x[i..].first_chunk::<4>() {
-                Some(c) => Some(c),
-                None => panic!("power index past the table"),
-            },
-            None => None,
-        }
     }
 }
 
