@@ -31,6 +31,7 @@ const N: usize = 8;
 impl Lanes for uint8x16_t {
     const BLOCKS: usize = 1;
     const KEY_FIRST: bool = true;
+    const PAIRED_MIDDLES: bool = true;
 
     #[inline(always)]
     unsafe fn zero() -> Self {
@@ -42,6 +43,15 @@ impl Lanes for uint8x16_t {
     unsafe fn load(p: *const u8) -> Self {
         // SAFETY: the caller guarantees 16 readable bytes; no alignment requirement.
         unsafe { vld1q_u8(p) }
+    }
+
+    #[inline(always)]
+    unsafe fn load_power(p: *const u8) -> Self {
+        // SAFETY: the caller guarantees 16 readable bytes.
+        let mut v = unsafe { vld1q_u8(p) };
+        // SAFETY: NEON (`fence` passes `v` through an empty `asm!`).
+        unsafe { crate::lanes::fence(&mut v) };
+        v
     }
 
     #[inline(always)]
@@ -107,6 +117,22 @@ impl Lanes for uint8x16_t {
     unsafe fn swap_halves(v: Self) -> Self {
         // SAFETY: NEON.
         unsafe { vextq_u8::<8>(v, v) }
+    }
+
+    #[inline(always)]
+    unsafe fn zip_lo(a: Self, b: Self) -> Self {
+        // SAFETY: NEON.
+        unsafe {
+            vreinterpretq_u8_u64(vtrn1q_u64(vreinterpretq_u64_u8(a), vreinterpretq_u64_u8(b)))
+        }
+    }
+
+    #[inline(always)]
+    unsafe fn zip_hi(a: Self, b: Self) -> Self {
+        // SAFETY: NEON.
+        unsafe {
+            vreinterpretq_u8_u64(vtrn2q_u64(vreinterpretq_u64_u8(a), vreinterpretq_u64_u8(b)))
+        }
     }
 
     #[inline(always)]
@@ -281,19 +307,58 @@ clmul_core::target_tier! {
     }
 }
 
-/// This engine's token: it exists only where the ARMv8 AES and PMULL instructions are.
-#[derive(Clone, Copy)]
-pub(crate) struct Armv8(());
+/// The same kernels compiled with FEAT_SHA3 as well (Neoverse V1/V2/N2, Apple M1 and later):
+/// LLVM fuses each `a ^ b ^ c` of the kernel (the accumulators' sums, the reduction, the last
+/// AES round's key and data) into one three-way `EOR3`, which is what the vector pipes spend
+/// fewer operations on. The kernel's source is the same as the plain tier's.
+mod eor3 {
+    use super::{Job, N, uint8x16_t};
 
-// SAFETY: `detect` is the only constructor (the field is private to this module) and returns
-// a token only after `available()`, which checks every feature of the module's functions.
+    clmul_core::target_tier! {
+        detect cpuid_eor3 = ["aes", "sha2", "sha3"];
+
+        /// [`super::run`] with `EOR3`.
+        ///
+        /// # Safety
+        /// The job's obligations.
+        pub(super) fn run<J: Job>(job: J) -> J::Output {
+            // SAFETY: this function has the engine's features (the plain tier's and SHA3);
+            // the job's obligations are the caller's.
+            unsafe { job.run::<uint8x16_t, N, true>() }
+        }
+    }
+}
+
+/// This engine's token: it exists only where the ARMv8 AES and PMULL instructions are, and
+/// with `eor3` only where SHA3 is too.
+#[derive(Clone, Copy)]
+pub(crate) struct Armv8 {
+    eor3: bool,
+}
+
+impl Armv8 {
+    /// The token of the `EOR3` shape, if this CPU has FEAT_SHA3 (and the plain tier's
+    /// features).
+    pub(crate) fn detect_eor3() -> Option<Self> {
+        (available() && eor3::available()).then_some(Armv8 { eor3: true })
+    }
+}
+
+// SAFETY: `detect` and `detect_eor3` are the only constructors (the field is private to this
+// module); `detect` returns a token only after `available()`, which checks every feature of
+// this module's functions, and `detect_eor3` one with `eor3` set only after `eor3::available()`
+// too, which checks every feature of `eor3::run`.
 unsafe impl Isa for Armv8 {
     fn engine(self) -> Engine {
-        Engine::Armv8
+        if self.eor3 {
+            Engine::Armv8Eor3
+        } else {
+            Engine::Armv8
+        }
     }
 
     fn detect() -> Option<Self> {
-        available().then_some(Armv8(()))
+        available().then_some(Armv8 { eor3: false })
     }
 
     fn expand(self, aes_key: &[u8]) -> Option<RoundKeys> {
@@ -313,7 +378,8 @@ unsafe impl Isa for Armv8 {
     }
 
     unsafe fn run<J: Job>(self, job: J) -> J::Output {
-        // SAFETY: the token proves the features; the job's obligations are the caller's.
-        unsafe { run(job) }
+        // SAFETY: the token proves the features (SHA3's too when `eor3` is set); the job's
+        // obligations are the caller's.
+        unsafe { if self.eor3 { eor3::run(job) } else { run(job) } }
     }
 }

@@ -63,6 +63,10 @@ pub enum Engine {
     /// ARMv8 AES + PMULL, 8 blocks per iteration.
     #[cfg(all(target_arch = "aarch64", target_endian = "little"))]
     Armv8,
+    /// The ARMv8 engine on CPUs with FEAT_SHA3 (Neoverse V1/V2/N2, Apple M1 and later): the
+    /// same loop with three-way `EOR3` XORs.
+    #[cfg(all(target_arch = "aarch64", target_endian = "little"))]
+    Armv8Eor3,
 }
 
 impl Engine {
@@ -79,6 +83,8 @@ impl Engine {
         Engine::Vaes512,
         #[cfg(all(target_arch = "aarch64", target_endian = "little"))]
         Engine::Armv8,
+        #[cfg(all(target_arch = "aarch64", target_endian = "little"))]
+        Engine::Armv8Eor3,
     ];
 
     /// Whether this CPU can run the engine.
@@ -93,6 +99,8 @@ impl Engine {
             Engine::Vaes512 | Engine::Vaes512Schoolbook => Vaes512::detect().is_some(),
             #[cfg(all(target_arch = "aarch64", target_endian = "little"))]
             Engine::Armv8 => Armv8::detect().is_some(),
+            #[cfg(all(target_arch = "aarch64", target_endian = "little"))]
+            Engine::Armv8Eor3 => Armv8::detect_eor3().is_some(),
         }
     }
 
@@ -236,6 +244,8 @@ impl Token {
             }
             #[cfg(all(target_arch = "aarch64", target_endian = "little"))]
             Engine::Armv8 => Armv8::detect().map(Token::Armv8),
+            #[cfg(all(target_arch = "aarch64", target_endian = "little"))]
+            Engine::Armv8Eor3 => Armv8::detect_eor3().map(Token::Armv8),
         }
     }
 }

@@ -414,7 +414,10 @@ struct Acc<L> {
 }
 
 /// The products of one register: schoolbook's middle is `mi ^ mi2`; Karatsuba leaves `mi2`
-/// zero (and unused).
+/// zero (and unused), or, where [`Lanes::PAIRED_MIDDLES`] holds, has not multiplied the
+/// middle yet: `mi` is the data and `mi2` the power's middle operand, and the accumulator
+/// multiplies two registers' middles together ([`Prod::middles`]) or one alone
+/// ([`Prod::middle`]).
 #[derive(Clone, Copy)]
 struct Prod<L> {
     lo: L,
@@ -456,7 +459,7 @@ impl Table for &PowerTable {
     unsafe fn middles<L: Lanes>(self, i: usize, _: L) -> L {
         // SAFETY: the caller's features; `middles` points at four initialized entries
         // (checked), of which a register loads `BLOCKS`.
-        unsafe { L::load(PowerTable::middles(self, i)) }
+        unsafe { L::load_power(PowerTable::middles(self, i)) }
     }
 }
 
@@ -486,8 +489,16 @@ unsafe fn products<L: Lanes, T: Table, const KARATSUBA: bool>(x: L, tbl: T, i: u
     // SAFETY: forwarded from the caller; `powers` points at four initialized entries
     // (checked), of which a register loads `BLOCKS`.
     unsafe {
-        let h = L::load(tbl.powers(i));
-        if KARATSUBA {
+        let h = L::load_power(tbl.powers(i));
+        if KARATSUBA && L::PAIRED_MIDDLES {
+            let hx = tbl.middles(i, h);
+            Prod {
+                lo: L::clmul_lo(x, h),
+                mi: x,
+                mi2: hx,
+                hi: L::clmul_hi(x, h),
+            }
+        } else if KARATSUBA {
             let hx = tbl.middles(i, h);
             let xx = L::xor(x, L::swap_halves(x));
             let (lo, mi, hi) = (L::clmul_lo(x, h), L::clmul_lo(xx, hx), L::clmul_hi(x, h));
@@ -509,6 +520,29 @@ unsafe fn products<L: Lanes, T: Table, const KARATSUBA: bool>(x: L, tbl: T, i: u
     }
 }
 
+impl<L: Lanes> Prod<L> {
+    /// Karatsuba's middle product of one register whose multiply [`products`] left for later
+    /// ([`Lanes::PAIRED_MIDDLES`]): `(x.lo ^ x.hi) * (h.lo ^ h.hi)`.
+    #[inline(always)]
+    unsafe fn middle(&self) -> L {
+        // SAFETY: forwarded from the caller.
+        unsafe { L::clmul_lo(L::xor(self.mi, L::swap_halves(self.mi)), self.mi2) }
+    }
+
+    /// The middle products of two such registers, as two values to add: both data registers'
+    /// folded halves in one register (`[a.lo ^ a.hi, b.lo ^ b.hi]` per lane, two unpacks and
+    /// one XOR where one register alone takes a shuffle and an XOR), multiplied by the low
+    /// half of `a`'s middle operand and the high half of `b`'s (each holds it in both halves).
+    #[inline(always)]
+    unsafe fn middles(a: &Self, b: &Self) -> (L, L) {
+        // SAFETY: forwarded from the caller.
+        unsafe {
+            let f = L::xor(L::zip_lo(a.mi, b.mi), L::zip_hi(a.mi, b.mi));
+            (L::clmul_lo(f, a.mi2), L::clmul_hi(f, b.mi2))
+        }
+    }
+}
+
 impl<L: Lanes> Acc<L> {
     #[inline(always)]
     unsafe fn zero() -> Self {
@@ -526,7 +560,10 @@ impl<L: Lanes> Acc<L> {
     unsafe fn pair<const KARATSUBA: bool>(a: &Prod<L>, b: &Prod<L>) -> Self {
         // SAFETY: forwarded from the caller.
         unsafe {
-            let mi = if KARATSUBA {
+            let mi = if KARATSUBA && L::PAIRED_MIDDLES {
+                let (ma, mb) = Prod::middles(a, b);
+                L::xor(ma, mb)
+            } else if KARATSUBA {
                 L::xor(a.mi, b.mi)
             } else {
                 L::xor(xor3(a.mi, a.mi2, b.mi), b.mi2)
@@ -546,7 +583,10 @@ impl<L: Lanes> Acc<L> {
         unsafe {
             self.lo = xor3(self.lo, a.lo, b.lo);
             self.hi = xor3(self.hi, a.hi, b.hi);
-            self.mi = if KARATSUBA {
+            self.mi = if KARATSUBA && L::PAIRED_MIDDLES {
+                let (ma, mb) = Prod::middles(a, b);
+                xor3(self.mi, ma, mb)
+            } else if KARATSUBA {
                 xor3(self.mi, a.mi, b.mi)
             } else {
                 xor3(xor3(self.mi, a.mi, a.mi2), b.mi, b.mi2)
@@ -561,7 +601,9 @@ impl<L: Lanes> Acc<L> {
         unsafe {
             self.lo = L::xor(self.lo, a.lo);
             self.hi = L::xor(self.hi, a.hi);
-            self.mi = if KARATSUBA {
+            self.mi = if KARATSUBA && L::PAIRED_MIDDLES {
+                L::xor(self.mi, a.middle())
+            } else if KARATSUBA {
                 L::xor(self.mi, a.mi)
             } else {
                 xor3(self.mi, a.mi, a.mi2)

@@ -8,10 +8,10 @@
 //!
 //! | type | engine | lanes | instructions |
 //! |---|---|---|---|
-//! | `__m512i` | [`crate::x86::vaes512`] | 4 | VAES, VPCLMULQDQ, AVX-512 (masks, `vpternlogq`) |
-//! | `__m256i` | [`crate::x86::vaes256`] | 2 | VAES, VPCLMULQDQ, AVX2 |
-//! | `__m128i` | [`crate::x86::aesni_gcm`] | 1 | AES-NI, PCLMULQDQ, SSSE3 (also on 32-bit x86) |
-//! | `uint8x16_t` | `crate::aarch64` | 1 | ARMv8 AES, PMULL |
+//! | `__m512i` | `crate::x86::vaes512` | 4 | VAES, VPCLMULQDQ, AVX-512 (masks, `vpternlogq`) |
+//! | `__m256i` | `crate::x86::vaes256` | 2 | VAES, VPCLMULQDQ, AVX2 |
+//! | `__m128i` | `crate::x86::aesni_gcm` | 1 | AES-NI, PCLMULQDQ, SSSE3 (also on 32-bit x86) |
+//! | `uint8x16_t` | `crate::aarch64` | 1 | ARMv8 AES, PMULL (and SHA3's `EOR3` in its second tier) |
 //!
 //! Where an instruction set changes what an operation costs, the trait has a default that
 //! the implementation overrides (partial loads and stores: AVX-512 masks them, the others go
@@ -47,6 +47,12 @@ pub(crate) trait Lanes: Copy {
     /// each of [`crate::kernel::AesKeys`]'s registers holds.
     const KEY_FIRST: bool;
 
+    /// Whether Karatsuba's middle products of two registers are multiplied together (see the
+    /// kernel's `Prod::middles`): two unpacks and an XOR for both registers' folded halves
+    /// instead of a shuffle and an XOR each. One vector operation fewer a pair: ARMv8's loop
+    /// is bound by its vector pipes' operation count.
+    const PAIRED_MIDDLES: bool;
+
     /// All zero.
     unsafe fn zero() -> Self;
 
@@ -55,6 +61,19 @@ pub(crate) trait Lanes: Copy {
     /// # Safety
     /// `16 * BLOCKS` bytes at `p` are readable.
     unsafe fn load(p: *const u8) -> Self;
+
+    /// [`Lanes::load`] of a power of H or its middle operand: a register whose halves the
+    /// multiplies read separately. ARMv8 loads it whole past a fence (LLVM would otherwise
+    /// narrow it to a load of the low half and a replicating load of the high one, `LD1R`,
+    /// which also takes a vector pipe).
+    ///
+    /// # Safety
+    /// As [`Lanes::load`].
+    #[inline(always)]
+    unsafe fn load_power(p: *const u8) -> Self {
+        // SAFETY: forwarded from the caller.
+        unsafe { Self::load(p) }
+    }
 
     /// Stores `16 * BLOCKS` bytes to `p`.
     ///
@@ -150,6 +169,12 @@ pub(crate) trait Lanes: Copy {
 
     /// Every lane with its two 64-bit halves swapped.
     unsafe fn swap_halves(v: Self) -> Self;
+
+    /// Every lane's low halves of `a` and `b`, in that order.
+    unsafe fn zip_lo(a: Self, b: Self) -> Self;
+
+    /// Every lane's high halves of `a` and `b`, in that order.
+    unsafe fn zip_hi(a: Self, b: Self) -> Self;
 
     /// Carry-less products, lane by lane, of `a`'s and `b`'s low halves.
     unsafe fn clmul_lo(a: Self, b: Self) -> Self;

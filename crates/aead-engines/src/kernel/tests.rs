@@ -171,6 +171,14 @@ macro_rules! on_every_engine {
             }
             None => skip("ARMv8"),
         }
+        #[cfg(all(target_arch = "aarch64", target_endian = "little"))]
+        match crate::aarch64::Armv8::detect_eor3() {
+            Some(t) => {
+                $check(t);
+                ran += 1;
+            }
+            None => skip("ARMv8 EOR3"),
+        }
         let _ = &mut skip;
         ran
     }};

@@ -20,6 +20,7 @@ super::x86_engine! {
     zero: _mm_setzero_si128, load: _mm_loadu_si128, store: _mm_storeu_si128,
     xor: _mm_xor_si128, and: _mm_and_si128, add32: _mm_add_epi32,
     shuffle_bytes: _mm_shuffle_epi8, shuffle_words: _mm_shuffle_epi32,
+    unpack: (_mm_unpacklo_epi64, _mm_unpackhi_epi64), paired_middles: false,
     clmul: _mm_clmulepi64_si128,
     aesenc: _mm_aesenc_si128, aesenclast: _mm_aesenclast_si128,
     from128: same, zext: same, to128: same, fold: same,

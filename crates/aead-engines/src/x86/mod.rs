@@ -148,7 +148,9 @@ macro_rules! x86_engine {
         asm: ($reg:ident, $feat:literal),
         zero: $zero:ident, load: $load:ident, store: $store:ident,
         xor: $xor:ident, and: $and:ident, add32: $add32:ident,
-        shuffle_bytes: $pshufb:ident, shuffle_words: $pshufd:ident, clmul: $clmul:ident,
+        shuffle_bytes: $pshufb:ident, shuffle_words: $pshufd:ident,
+        unpack: ($unpacklo:ident, $unpackhi:ident), paired_middles: $paired:expr,
+        clmul: $clmul:ident,
         aesenc: $aesenc:ident, aesenclast: $aesenclast:ident,
         from128: $from128:ident, zext: $zext:ident, to128: $to128:ident, fold: $fold:ident,
         overrides: { $($item:item)* }
@@ -156,6 +158,7 @@ macro_rules! x86_engine {
         impl $crate::lanes::Lanes for $ty {
             const BLOCKS: usize = $blocks;
             const KEY_FIRST: bool = false;
+            const PAIRED_MIDDLES: bool = $paired;
 
             #[inline(always)]
             unsafe fn zero() -> Self {
@@ -201,7 +204,7 @@ macro_rules! x86_engine {
                 unsafe { $load(w.as_ptr().cast()) }
             }
 
-                        #[inline(always)]
+            #[inline(always)]
             unsafe fn xor(a: Self, b: Self) -> Self {
                 // SAFETY: the caller's features (in every method below too).
                 unsafe { $xor(a, b) }
@@ -232,6 +235,18 @@ macro_rules! x86_engine {
             unsafe fn swap_halves(v: Self) -> Self {
                 // SAFETY: as above.
                 unsafe { $pshufd::<0x4e>(v) }
+            }
+
+            #[inline(always)]
+            unsafe fn zip_lo(a: Self, b: Self) -> Self {
+                // SAFETY: as above.
+                unsafe { $unpacklo(a, b) }
+            }
+
+            #[inline(always)]
+            unsafe fn zip_hi(a: Self, b: Self) -> Self {
+                // SAFETY: as above.
+                unsafe { $unpackhi(a, b) }
             }
 
             #[inline(always)]

@@ -19,6 +19,7 @@ super::x86_engine! {
     zero: _mm256_setzero_si256, load: _mm256_loadu_si256, store: _mm256_storeu_si256,
     xor: _mm256_xor_si256, and: _mm256_and_si256, add32: _mm256_add_epi32,
     shuffle_bytes: _mm256_shuffle_epi8, shuffle_words: _mm256_shuffle_epi32,
+    unpack: (_mm256_unpacklo_epi64, _mm256_unpackhi_epi64), paired_middles: false,
     clmul: _mm256_clmulepi64_epi128,
     aesenc: _mm256_aesenc_epi128, aesenclast: _mm256_aesenclast_epi128,
     from128: _mm256_broadcastsi128_si256, zext: _mm256_zextsi128_si256,

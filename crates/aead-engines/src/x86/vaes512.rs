@@ -33,6 +33,7 @@ super::x86_engine! {
     zero: _mm512_setzero_si512, load: _mm512_loadu_si512, store: _mm512_storeu_si512,
     xor: _mm512_xor_si512, and: _mm512_and_si512, add32: _mm512_add_epi32,
     shuffle_bytes: _mm512_shuffle_epi8, shuffle_words: _mm512_shuffle_epi32,
+    unpack: (_mm512_unpacklo_epi64, _mm512_unpackhi_epi64), paired_middles: false,
     clmul: _mm512_clmulepi64_epi128,
     aesenc: _mm512_aesenc_epi128, aesenclast: _mm512_aesenclast_epi128,
     from128: _mm512_broadcast_i32x4, zext: _mm512_zextsi128_si512,
