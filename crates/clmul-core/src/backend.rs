@@ -21,6 +21,9 @@ pub enum Backend {
     /// ARMv8 PMULL (`vmull_p64`).
     #[cfg(target_arch = "aarch64")]
     Pmull,
+    /// ARMv8 PMULL with FEAT_SHA3's three-way `EOR3` (Neoverse V1/V2/N2, Apple M1 and later).
+    #[cfg(target_arch = "aarch64")]
+    PmullEor3,
 }
 
 use core::sync::atomic::{AtomicU8, Ordering};
@@ -41,6 +44,8 @@ impl Backend {
         Backend::Avx512,
         #[cfg(target_arch = "aarch64")]
         Backend::Pmull,
+        #[cfg(target_arch = "aarch64")]
+        Backend::PmullEor3,
     ];
 
     /// Whether this CPU can run the backend (the result of detection is cached).
@@ -56,6 +61,8 @@ impl Backend {
             Backend::Avx512 => crate::x86::avx512::available(),
             #[cfg(target_arch = "aarch64")]
             Backend::Pmull => crate::aarch64::pmull::available(),
+            #[cfg(target_arch = "aarch64")]
+            Backend::PmullEor3 => crate::aarch64::pmull::eor3::available(),
         }
     }
 
@@ -100,10 +107,12 @@ impl Backend {
             Backend::Avx512 => crate::x86::avx512::FEATURES,
             #[cfg(target_arch = "aarch64")]
             Backend::Pmull => crate::aarch64::pmull::FEATURES,
+            #[cfg(target_arch = "aarch64")]
+            Backend::PmullEor3 => crate::aarch64::pmull::eor3::FEATURES,
         }
     }
 
-    /// A short lowercase name (`portable`, `pclmul`, `avx2`, `avx512`, `pmull`).
+    /// A short lowercase name (`portable`, `pclmul`, `avx2`, `avx512`, `pmull`, `pmull-eor3`).
     pub fn name(self) -> &'static str {
         match self {
             Backend::Portable => "portable",
@@ -115,6 +124,8 @@ impl Backend {
             Backend::Avx512 => "avx512",
             #[cfg(target_arch = "aarch64")]
             Backend::Pmull => "pmull",
+            #[cfg(target_arch = "aarch64")]
+            Backend::PmullEor3 => "pmull-eor3",
         }
     }
 }

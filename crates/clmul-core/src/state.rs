@@ -354,6 +354,9 @@ fn powers4(backend: Backend, natural: bool, h: u128) -> [u128; 4] {
         #[cfg(target_arch = "aarch64")]
         // SAFETY: as above, detection of the PMULL tier's features succeeded.
         Backend::Pmull => unsafe { crate::aarch64::pmull::powers4(h) },
+        #[cfg(target_arch = "aarch64")]
+        // SAFETY: as above, detection of the PMULL + SHA3 tier's features succeeded.
+        Backend::PmullEor3 => unsafe { crate::aarch64::pmull::eor3::powers4(h) },
         _ => crate::portable::powers4(h),
     }
 }
@@ -375,6 +378,9 @@ fn full_key(backend: Backend, h: u128) -> crate::powers::Key {
         #[cfg(target_arch = "aarch64")]
         // SAFETY: as in `powers4`.
         Backend::Pmull => unsafe { crate::aarch64::pmull::fill_key(&mut key) },
+        #[cfg(target_arch = "aarch64")]
+        // SAFETY: as in `powers4`.
+        Backend::PmullEor3 => unsafe { crate::aarch64::pmull::eor3::fill_key(&mut key) },
         _ => key.fill_with(1, soft::dot),
     }
     key
@@ -429,6 +435,11 @@ fn kernel<const GHASH: bool>(
         // SAFETY: as above, detection of the PMULL tier's features succeeded.
         Backend::Pmull => unsafe {
             crate::aarch64::pmull::update_small::<GHASH>(small, len, acc, blocks)
+        },
+        #[cfg(target_arch = "aarch64")]
+        // SAFETY: as above, detection of the PMULL + SHA3 tier's features succeeded.
+        Backend::PmullEor3 => unsafe {
+            crate::aarch64::pmull::eor3::update_small::<GHASH>(small, len, acc, blocks)
         },
     }
 }

@@ -3,6 +3,11 @@
 //! The same algorithm as the x86 PCLMULQDQ backend (`x86::pclmul`, on x86 targets): Karatsuba
 //! products against precomputed powers of H, summed over a stride of `STRIDE` blocks, one
 //! Montgomery reduction by two multiplies with `0xc200000000000000` per stride.
+//!
+//! The code is written once (`pmull_tier!`) and compiled twice: here with the `aes` feature,
+//! and in [`eor3`] with FEAT_SHA3 as well, where LLVM fuses each `a ^ b ^ c` (the
+//! accumulators' sums, the Karatsuba fix-up, the reduction's folds) into one `EOR3`
+//! (`Backend::PmullEor3`).
 
 use core::arch::aarch64::*;
 
@@ -22,226 +27,244 @@ pub struct Acc {
     pub hi: uint64x2_t,
 }
 
-crate::target_tier! {
-    detect cpuid = ["aes"];
+/// This backend's items (`available`, `FEATURES`, the kernels), compiled with the target
+/// features `$f` and detected by them.
+macro_rules! pmull_tier {
+    ($($f:tt),+) => {
+        crate::target_tier! {
+            detect cpuid = [$($f),+];
 
-    #[inline]
-    fn clmul_lo(a: uint64x2_t, b: uint64x2_t) -> uint64x2_t {
-        vreinterpretq_u64_p128(vmull_p64(vgetq_lane_u64::<0>(a), vgetq_lane_u64::<0>(b)))
-    }
+            #[inline]
+            fn clmul_lo(a: uint64x2_t, b: uint64x2_t) -> uint64x2_t {
+                vreinterpretq_u64_p128(vmull_p64(vgetq_lane_u64::<0>(a), vgetq_lane_u64::<0>(b)))
+            }
 
-    #[inline]
-    fn clmul_hi(a: uint64x2_t, b: uint64x2_t) -> uint64x2_t {
-        vreinterpretq_u64_p128(vmull_high_p64(vreinterpretq_p64_u64(a), vreinterpretq_p64_u64(b)))
-    }
+            #[inline]
+            fn clmul_hi(a: uint64x2_t, b: uint64x2_t) -> uint64x2_t {
+                vreinterpretq_u64_p128(vmull_high_p64(vreinterpretq_p64_u64(a), vreinterpretq_p64_u64(b)))
+            }
 
-    #[inline]
-    fn swap(a: uint64x2_t) -> uint64x2_t {
-        vextq_u64::<1>(a, a)
-    }
+            #[inline]
+            fn swap(a: uint64x2_t) -> uint64x2_t {
+                vextq_u64::<1>(a, a)
+            }
 
-    /// Loads one block as a POLYVAL field element (byte-reversed for GHASH).
-    #[inline]
-    pub fn load<const GHASH: bool>(block: &[u8; 16]) -> uint64x2_t {
-        // SAFETY: `block` is 16 readable bytes; `vld1q_u8` has no alignment requirement.
-        let v = unsafe { vld1q_u8(block.as_ptr()) };
-        let v = if GHASH { vextq_u8::<8>(vrev64q_u8(v), vrev64q_u8(v)) } else { v };
-        vreinterpretq_u64_u8(v)
-    }
+            /// Loads one block as a POLYVAL field element (byte-reversed for GHASH).
+            #[inline]
+            pub fn load<const GHASH: bool>(block: &[u8; 16]) -> uint64x2_t {
+                // SAFETY: `block` is 16 readable bytes; `vld1q_u8` has no alignment requirement.
+                let v = unsafe { vld1q_u8(block.as_ptr()) };
+                let v = if GHASH { vextq_u8::<8>(vrev64q_u8(v), vrev64q_u8(v)) } else { v };
+                vreinterpretq_u64_u8(v)
+            }
 
-    /// Loads a `u128` into a register.
-    #[inline]
-    pub fn load_u128(v: &u128) -> uint64x2_t {
-        vreinterpretq_u64_p128(*v)
-    }
+            /// Loads a `u128` into a register.
+            #[inline]
+            pub fn load_u128(v: &u128) -> uint64x2_t {
+                vreinterpretq_u64_p128(*v)
+            }
 
-    /// A register as a `u128`.
-    #[inline]
-    pub fn to_u128(v: uint64x2_t) -> u128 {
-        vreinterpretq_p128_u64(v)
-    }
+            /// A register as a `u128`.
+            #[inline]
+            pub fn to_u128(v: uint64x2_t) -> u128 {
+                vreinterpretq_p128_u64(v)
+            }
 
-    /// `acc += x * h` (unreduced), `hx` holding `lo64(h) ^ hi64(h)` in its low half.
-    #[inline]
-    pub fn mul_acc(acc: &mut Acc, x: uint64x2_t, h: uint64x2_t, hx: uint64x2_t) {
-        let xx = veorq_u64(x, swap(x));
-        acc.lo = veorq_u64(acc.lo, clmul_lo(x, h));
-        acc.hi = veorq_u64(acc.hi, clmul_hi(x, h));
-        acc.mid = veorq_u64(acc.mid, clmul_lo(xx, hx));
-    }
+            /// `acc += x * h` (unreduced), `hx` holding `lo64(h) ^ hi64(h)` in its low half.
+            #[inline]
+            pub fn mul_acc(acc: &mut Acc, x: uint64x2_t, h: uint64x2_t, hx: uint64x2_t) {
+                let xx = veorq_u64(x, swap(x));
+                acc.lo = veorq_u64(acc.lo, clmul_lo(x, h));
+                acc.hi = veorq_u64(acc.hi, clmul_hi(x, h));
+                acc.mid = veorq_u64(acc.mid, clmul_lo(xx, hx));
+            }
 
-    /// Karatsuba fix-up and Montgomery reduction.
-    #[inline]
-    pub fn reduce(acc: Acc) -> uint64x2_t {
-        let zero = vdupq_n_u64(0);
-        let k = vdupq_n_u64(0xc200_0000_0000_0000);
-        // The first fold reads only the lowest word, which the middle term does not reach: it
-        // starts on the low product itself, beside the Karatsuba fix-up.
-        let t = clmul_lo(acc.lo, k);
-        let mid = veorq_u64(acc.mid, veorq_u64(acc.lo, acc.hi));
-        let lo = veorq_u64(acc.lo, vextq_u64::<1>(zero, mid));
-        let hi = veorq_u64(acc.hi, vextq_u64::<1>(mid, zero));
-        let lo = veorq_u64(swap(lo), t);
-        let lo = veorq_u64(swap(lo), clmul_lo(lo, k));
-        veorq_u64(hi, lo)
-    }
+            /// Karatsuba fix-up and Montgomery reduction.
+            #[inline]
+            pub fn reduce(acc: Acc) -> uint64x2_t {
+                let zero = vdupq_n_u64(0);
+                let k = vdupq_n_u64(0xc200_0000_0000_0000);
+                // The first fold reads only the lowest word, which the middle term does not reach: it
+                // starts on the low product itself, beside the Karatsuba fix-up.
+                let t = clmul_lo(acc.lo, k);
+                let mid = veorq_u64(acc.mid, veorq_u64(acc.lo, acc.hi));
+                let lo = veorq_u64(acc.lo, vextq_u64::<1>(zero, mid));
+                let hi = veorq_u64(acc.hi, vextq_u64::<1>(mid, zero));
+                let lo = veorq_u64(swap(lo), t);
+                let lo = veorq_u64(swap(lo), clmul_lo(lo, k));
+                veorq_u64(hi, lo)
+            }
 
-    #[inline]
-    fn run<const GHASH: bool>(y: uint64x2_t, blocks: &[[u8; 16]], pow: &[u128], powx: &[u128]) -> uint64x2_t {
-        let zero = vdupq_n_u64(0);
-        let mut acc = Acc { lo: zero, mid: zero, hi: zero };
-        let mut first = y;
-        for ((b, h), hx) in blocks.iter().zip(pow).zip(powx) {
-            let x = veorq_u64(load::<GHASH>(b), first);
-            first = zero;
-            mul_acc(&mut acc, x, load_u128(h), load_u128(hx));
-        }
-        reduce(acc)
-    }
+            #[inline]
+            fn run<const GHASH: bool>(y: uint64x2_t, blocks: &[[u8; 16]], pow: &[u128], powx: &[u128]) -> uint64x2_t {
+                let zero = vdupq_n_u64(0);
+                let mut acc = Acc { lo: zero, mid: zero, hi: zero };
+                let mut first = y;
+                for ((b, h), hx) in blocks.iter().zip(pow).zip(powx) {
+                    let x = veorq_u64(load::<GHASH>(b), first);
+                    first = zero;
+                    mul_acc(&mut acc, x, load_u128(h), load_u128(hx));
+                }
+                reduce(acc)
+            }
 
-    /// Absorbs `blocks` into `acc`.
-    pub fn update<const GHASH: bool>(key: &Key, acc: &mut u128, blocks: &[[u8; 16]]) {
-        let mut y = load_u128(acc);
-        let (chunks, tail) = blocks.as_chunks::<STRIDE>();
-        let (pow, powx) = key.tail(STRIDE);
-        for c in chunks {
-            y = run::<GHASH>(y, c, pow, powx);
-        }
-        if !tail.is_empty() {
-            let (pow, powx) = key.tail(tail.len());
-            y = run::<GHASH>(y, tail, pow, powx);
-        }
-        *acc = to_u128(y);
-    }
-
-    /// `a * b` as `u128`s.
-    #[inline]
-    fn dot_u128(a: u128, b: u128) -> u128 {
-        to_u128(dot(load_u128(&a), load_u128(&b)))
-    }
-
-    /// Hashes `blocks` against the powers in registers (`pw.len() == blocks.len()`, `px` their
-    /// middles), the first block plus `y`; reduced.
-    #[inline]
-    fn run_regs<const GHASH: bool>(y: uint64x2_t, blocks: &[[u8; 16]], pw: &[uint64x2_t], px: &[uint64x2_t]) -> uint64x2_t {
-        let zero = vdupq_n_u64(0);
-        let mut acc = Acc { lo: zero, mid: zero, hi: zero };
-        let mut first = y;
-        for ((b, &h), &hx) in blocks.iter().zip(pw).zip(px) {
-            let x = veorq_u64(load::<GHASH>(b), first);
-            first = zero;
-            mul_acc(&mut acc, x, h, hx);
-        }
-        reduce(acc)
-    }
-
-    /// `a * b`, reduced.
-    #[inline]
-    fn dot(a: uint64x2_t, b: uint64x2_t) -> uint64x2_t {
-        let zero = vdupq_n_u64(0);
-        let mut acc = Acc { lo: zero, mid: zero, hi: zero };
-        mul_acc(&mut acc, a, b, middle(b));
-        reduce(acc)
-    }
-
-    /// `a * a`, reduced: carry-less squaring has no cross terms, so its Karatsuba middle
-    /// (before the fix-up) is `lo ^ hi`, and two multiplies suffice.
-    #[inline]
-    fn square(a: uint64x2_t) -> uint64x2_t {
-        let (lo, hi) = (clmul_lo(a, a), clmul_hi(a, a));
-        reduce(Acc { lo, mid: veorq_u64(lo, hi), hi })
-    }
-
-    /// The Karatsuba middle of a power (`lo ^ hi` in both halves).
-    #[inline]
-    fn middle(h: uint64x2_t) -> uint64x2_t {
-        veorq_u64(h, swap(h))
-    }
-
-    /// H^k from a state's kept powers, as two 8-byte words: key setup (H) and `clone`
-    /// (H^2..H^4) write them as 8-byte stores, which a 16-byte load cannot take its bytes
-    /// from while they are in flight (see the PCLMULQDQ backend's `load_kept`).
-    #[inline]
-    fn load_kept(small: &Small, k: usize) -> uint64x2_t {
-        load_u128(&small.get(k))
-    }
-
-    /// H^4..H^1 (highest first) from H: H^2, then H^4 and H^3 side by side. The one ladder of
-    /// this backend's key setup and kept powers.
-    #[inline]
-    fn ladder4(h: uint64x2_t) -> [uint64x2_t; SMALL] {
-        let h2 = square(h);
-        [square(h2), dot(h2, h), h2, h]
-    }
-
-    /// A state's H^4..H^1 (highest first) in registers: loaded if kept, else computed from H
-    /// ([`ladder4`]) and kept, `len` raised to 4.
-    #[inline]
-    fn kept4(small: &mut Small, len: &mut u8) -> [uint64x2_t; SMALL] {
-        if usize::from(*len) >= SMALL {
-            return core::array::from_fn(|i| load_kept(small, SMALL - i));
-        }
-        let pw = ladder4(load_kept(small, 1));
-        for (i, &v) in pw.iter().enumerate().take(SMALL - 1) {
-            // SAFETY: `power_mut_ptr` points to the 16 bytes of one power in `small`, which
-            // this function holds exclusively (`&mut`); `vst1q_u8` needs no alignment. The
-            // power stays in a vector register up to the store.
-            unsafe { vst1q_u8(small.power_mut_ptr(SMALL - i), vreinterpretq_u8_u64(v)) };
-        }
-        *len = SMALL as u8;
-        pw
-    }
-
-    /// H^8..H^1 (highest first) and their middles, from H^4..H^1: H^8..H^5 as four
-    /// independent products with H^4.
-    #[inline]
-    fn powers8(kept: &[uint64x2_t; SMALL]) -> ([uint64x2_t; STRIDE], [uint64x2_t; STRIDE]) {
-        let h4 = kept[0];
-        let pw: [uint64x2_t; STRIDE] =
-            core::array::from_fn(|i| if i < 4 { dot(kept[i], h4) } else { kept[i - 4] });
-        (pw, pw.map(|h| middle(h)))
-    }
-
-    /// Absorbs `blocks` into `acc` with a keyed state's powers H^1..H^len (`len` 1 or 4): one
-    /// block against H; more against H^4..H^1, computed and kept first if the state holds H
-    /// alone (`kept4`); more than four in strides of 8 against H^8..H^1, H^8..H^5 computed
-    /// for the call (`powers8`).
-    pub fn update_small<const GHASH: bool>(small: &mut Small, len: &mut u8, acc: &mut u128, blocks: &[[u8; 16]]) {
-        let n = blocks.len();
-        let mut y = load_u128(acc);
-        if n <= 1 {
-            let h = load_kept(small, 1);
-            y = run_regs::<GHASH>(y, blocks, &[h], &[middle(h)]);
-        } else {
-            let kept = kept4(small, len);
-            if n <= SMALL {
-                let k = SMALL - n;
-                y = run_regs::<GHASH>(y, blocks, &kept[k..], &kept.map(|h| middle(h))[k..]);
-            } else {
-                let (pw, px) = powers8(&kept);
+            /// Absorbs `blocks` into `acc`.
+            pub fn update<const GHASH: bool>(key: &Key, acc: &mut u128, blocks: &[[u8; 16]]) {
+                let mut y = load_u128(acc);
                 let (chunks, tail) = blocks.as_chunks::<STRIDE>();
+                let (pow, powx) = key.tail(STRIDE);
                 for c in chunks {
-                    y = run_regs::<GHASH>(y, c, &pw, &px);
+                    y = run::<GHASH>(y, c, pow, powx);
                 }
                 if !tail.is_empty() {
-                    let k = STRIDE - tail.len();
-                    y = run_regs::<GHASH>(y, tail, &pw[k..], &px[k..]);
+                    let (pow, powx) = key.tail(tail.len());
+                    y = run::<GHASH>(y, tail, pow, powx);
                 }
+                *acc = to_u128(y);
+            }
+
+            /// `a * b` as `u128`s.
+            #[inline]
+            fn dot_u128(a: u128, b: u128) -> u128 {
+                to_u128(dot(load_u128(&a), load_u128(&b)))
+            }
+
+            /// Hashes `blocks` against the powers in registers (`pw.len() == blocks.len()`, `px` their
+            /// middles), the first block plus `y`; reduced.
+            #[inline]
+            fn run_regs<const GHASH: bool>(y: uint64x2_t, blocks: &[[u8; 16]], pw: &[uint64x2_t], px: &[uint64x2_t]) -> uint64x2_t {
+                let zero = vdupq_n_u64(0);
+                let mut acc = Acc { lo: zero, mid: zero, hi: zero };
+                let mut first = y;
+                for ((b, &h), &hx) in blocks.iter().zip(pw).zip(px) {
+                    let x = veorq_u64(load::<GHASH>(b), first);
+                    first = zero;
+                    mul_acc(&mut acc, x, h, hx);
+                }
+                reduce(acc)
+            }
+
+            /// `a * b`, reduced.
+            #[inline]
+            fn dot(a: uint64x2_t, b: uint64x2_t) -> uint64x2_t {
+                let zero = vdupq_n_u64(0);
+                let mut acc = Acc { lo: zero, mid: zero, hi: zero };
+                mul_acc(&mut acc, a, b, middle(b));
+                reduce(acc)
+            }
+
+            /// `a * a`, reduced: carry-less squaring has no cross terms, so its Karatsuba middle
+            /// (before the fix-up) is `lo ^ hi`, and two multiplies suffice.
+            #[inline]
+            fn square(a: uint64x2_t) -> uint64x2_t {
+                let (lo, hi) = (clmul_lo(a, a), clmul_hi(a, a));
+                reduce(Acc { lo, mid: veorq_u64(lo, hi), hi })
+            }
+
+            /// The Karatsuba middle of a power (`lo ^ hi` in both halves).
+            #[inline]
+            fn middle(h: uint64x2_t) -> uint64x2_t {
+                veorq_u64(h, swap(h))
+            }
+
+            /// H^k from a state's kept powers, as two 8-byte words: key setup (H) and `clone`
+            /// (H^2..H^4) write them as 8-byte stores, which a 16-byte load cannot take its bytes
+            /// from while they are in flight (see the PCLMULQDQ backend's `load_kept`).
+            #[inline]
+            fn load_kept(small: &Small, k: usize) -> uint64x2_t {
+                load_u128(&small.get(k))
+            }
+
+            /// H^4..H^1 (highest first) from H: H^2, then H^4 and H^3 side by side. The one ladder of
+            /// this backend's key setup and kept powers.
+            #[inline]
+            fn ladder4(h: uint64x2_t) -> [uint64x2_t; SMALL] {
+                let h2 = square(h);
+                [square(h2), dot(h2, h), h2, h]
+            }
+
+            /// A state's H^4..H^1 (highest first) in registers: loaded if kept, else computed from H
+            /// ([`ladder4`]) and kept, `len` raised to 4.
+            #[inline]
+            fn kept4(small: &mut Small, len: &mut u8) -> [uint64x2_t; SMALL] {
+                if usize::from(*len) >= SMALL {
+                    return core::array::from_fn(|i| load_kept(small, SMALL - i));
+                }
+                let pw = ladder4(load_kept(small, 1));
+                for (i, &v) in pw.iter().enumerate().take(SMALL - 1) {
+                    // SAFETY: `power_mut_ptr` points to the 16 bytes of one power in `small`, which
+                    // this function holds exclusively (`&mut`); `vst1q_u8` needs no alignment. The
+                    // power stays in a vector register up to the store.
+                    unsafe { vst1q_u8(small.power_mut_ptr(SMALL - i), vreinterpretq_u8_u64(v)) };
+                }
+                *len = SMALL as u8;
+                pw
+            }
+
+            /// H^8..H^1 (highest first) and their middles, from H^4..H^1: H^8..H^5 as four
+            /// independent products with H^4.
+            #[inline]
+            fn powers8(kept: &[uint64x2_t; SMALL]) -> ([uint64x2_t; STRIDE], [uint64x2_t; STRIDE]) {
+                let h4 = kept[0];
+                let pw: [uint64x2_t; STRIDE] =
+                    core::array::from_fn(|i| if i < 4 { dot(kept[i], h4) } else { kept[i - 4] });
+                (pw, pw.map(|h| middle(h)))
+            }
+
+            /// Absorbs `blocks` into `acc` with a keyed state's powers H^1..H^len (`len` 1 or 4): one
+            /// block against H; more against H^4..H^1, computed and kept first if the state holds H
+            /// alone (`kept4`); more than four in strides of 8 against H^8..H^1, H^8..H^5 computed
+            /// for the call (`powers8`).
+            pub fn update_small<const GHASH: bool>(small: &mut Small, len: &mut u8, acc: &mut u128, blocks: &[[u8; 16]]) {
+                let n = blocks.len();
+                let mut y = load_u128(acc);
+                if n <= 1 {
+                    let h = load_kept(small, 1);
+                    y = run_regs::<GHASH>(y, blocks, &[h], &[middle(h)]);
+                } else {
+                    let kept = kept4(small, len);
+                    if n <= SMALL {
+                        let k = SMALL - n;
+                        y = run_regs::<GHASH>(y, blocks, &kept[k..], &kept.map(|h| middle(h))[k..]);
+                    } else {
+                        let (pw, px) = powers8(&kept);
+                        let (chunks, tail) = blocks.as_chunks::<STRIDE>();
+                        for c in chunks {
+                            y = run_regs::<GHASH>(y, c, &pw, &px);
+                        }
+                        if !tail.is_empty() {
+                            let k = STRIDE - tail.len();
+                            y = run_regs::<GHASH>(y, tail, &pw[k..], &px[k..]);
+                        }
+                    }
+                }
+                *acc = to_u128(y);
+            }
+
+            /// [H, H^2, H^3, H^4] (`ladder4`).
+            #[inline]
+            pub fn powers4(h: u128) -> [u128; 4] {
+                let mut pw = ladder4(load_u128(&h)).map(|v| to_u128(v));
+                pw.reverse();
+                pw
+            }
+
+            /// Fills all of `key` from its H^1.
+            pub fn fill_key(key: &mut Key) {
+                key.fill_with(1, |a, b| dot_u128(a, b));
             }
         }
-        *acc = to_u128(y);
-    }
+    };
+}
 
-    /// [H, H^2, H^3, H^4] (`ladder4`).
-    #[inline]
-    pub fn powers4(h: u128) -> [u128; 4] {
-        let mut pw = ladder4(load_u128(&h)).map(|v| to_u128(v));
-        pw.reverse();
-        pw
-    }
+pmull_tier!("aes");
 
-    /// Fills all of `key` from its H^1.
-    pub fn fill_key(key: &mut Key) {
-        key.fill_with(1, |a, b| dot_u128(a, b));
-    }
+/// The backend compiled with FEAT_SHA3 too: `Backend::PmullEor3`.
+pub mod eor3 {
+    use core::arch::aarch64::*;
+
+    use super::{Acc, STRIDE};
+    use crate::powers::{Key, SMALL, Small};
+
+    pmull_tier!("aes", "sha2", "sha3");
 }
