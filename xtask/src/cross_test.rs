@@ -20,9 +20,10 @@ prints a table of target x mode x result x seconds and exits non-zero if any
 row failed:
 
   qemu     the cross targets under QEMU user-mode: big-endian s390x, powerpc64,
-           powerpc; little-endian aarch64 (`qemu-aarch64 -cpu max`: PMULL and
-           ARMv8 AES run; plus a run forced portable with
-           --cfg polyval_backend=\"soft\"), i686, armv7, riscv64gc
+           powerpc; little-endian aarch64 (`qemu-aarch64 -cpu max`: PMULL, ARMv8
+           AES and SHA3's EOR3 run; again on `-cpu cortex-a72`, without SHA3;
+           plus a run forced portable with --cfg polyval_backend=\"soft\"),
+           i686, armv7, riscv64gc
   ladder   the x86_64 test binaries (built once, baseline target features),
            natively and under `qemu-x86_64` with QEMU_CPU = qemu64, Westmere,
            SandyBridge, Haswell, Icelake-Server; CLMUL_EXPECT_CPU = the model
@@ -34,7 +35,8 @@ Options:
   --target T      run only this cross target (repeatable; the architecture,
                   e.g. `s390x` or `riscv64`, is enough). With --target, the
                   ladder and Miri run only if --ladder / --miri is given too.
-  --quick         the reduced CI set: s390x, aarch64 (+ forced portable), the
+  --quick         the reduced CI set: s390x, aarch64 (+ Cortex-A72, + forced
+                  portable for the main workspace), the
                   ladder (the aead 0.5 workspace on qemu64 and Icelake-Server only),
                   and Miri on s390x over clmul-core only
   --install       install what is missing: Debian packages (qemu-user,
@@ -77,6 +79,9 @@ pub struct Target {
     /// Also run with the portable backend forced: the default run only reaches it where the
     /// CPU lacks the SIMD features, which no QEMU aarch64 model does.
     pub soft_run: bool,
+    /// Also run the `aead-0.5/` workspace (a second CPU model of a target runs the main one
+    /// only: the generations share the kernels and their dispatch).
+    pub old_too: bool,
 }
 
 pub const TARGETS: &[Target] = &[
@@ -88,6 +93,7 @@ pub const TARGETS: &[Target] = &[
         libc_dev: "libc6-dev-s390x-cross",
         big_endian: true,
         soft_run: false,
+        old_too: true,
     },
     Target {
         triple: "powerpc64-unknown-linux-gnu",
@@ -97,6 +103,7 @@ pub const TARGETS: &[Target] = &[
         libc_dev: "libc6-dev-ppc64-cross",
         big_endian: true,
         soft_run: false,
+        old_too: true,
     },
     Target {
         triple: "powerpc-unknown-linux-gnu",
@@ -106,6 +113,7 @@ pub const TARGETS: &[Target] = &[
         libc_dev: "libc6-dev-powerpc-cross",
         big_endian: true,
         soft_run: false,
+        old_too: true,
     },
     Target {
         triple: "aarch64-unknown-linux-gnu",
@@ -115,6 +123,19 @@ pub const TARGETS: &[Target] = &[
         libc_dev: "libc6-dev-arm64-cross",
         big_endian: false,
         soft_run: true,
+        old_too: true,
+    },
+    // The same binaries on a core without FEAT_SHA3 (Cortex-A72: Raspberry Pi 4, Graviton 1),
+    // where the plain ARMv8 engine and PMULL backend are the ones detected.
+    Target {
+        triple: "aarch64-unknown-linux-gnu",
+        gnu: "aarch64-linux-gnu",
+        qemu: "qemu-aarch64",
+        qemu_cpu: Some("cortex-a72"),
+        libc_dev: "libc6-dev-arm64-cross",
+        big_endian: false,
+        soft_run: false,
+        old_too: false,
     },
     Target {
         triple: "i686-unknown-linux-gnu",
@@ -124,6 +145,7 @@ pub const TARGETS: &[Target] = &[
         libc_dev: "libc6-dev-i386-cross",
         big_endian: false,
         soft_run: false,
+        old_too: true,
     },
     Target {
         triple: "armv7-unknown-linux-gnueabihf",
@@ -133,6 +155,7 @@ pub const TARGETS: &[Target] = &[
         libc_dev: "libc6-dev-armhf-cross",
         big_endian: false,
         soft_run: false,
+        old_too: true,
     },
     Target {
         triple: "riscv64gc-unknown-linux-gnu",
@@ -142,6 +165,7 @@ pub const TARGETS: &[Target] = &[
         libc_dev: "libc6-dev-riscv64-cross",
         big_endian: false,
         soft_run: false,
+        old_too: true,
     },
 ];
 
@@ -230,9 +254,12 @@ impl Options {
                         Some(v) => v,
                         None => args.next().ok_or("--target needs a value")?.clone(),
                     };
-                    let target = find_target(&name)?;
-                    if !opts.targets.iter().any(|t| t.triple == target.triple) {
-                        opts.targets.push(target);
+                    // Every row of the triple (aarch64 has one per CPU model).
+                    let triple = find_target(&name)?.triple;
+                    for target in TARGETS.iter().filter(|t| t.triple == triple) {
+                        if !opts.targets.iter().any(|t| std::ptr::eq(*t, target)) {
+                            opts.targets.push(target);
+                        }
                     }
                 }
                 "--quick" => opts.quick = true,
@@ -363,13 +390,15 @@ fn plan(opts: &Options) -> Vec<Job> {
     let mut jobs = Vec::new();
     if opts.cross {
         for &target in &opts.targets {
-            for old in [false, true] {
+            for old in [false, true].into_iter().filter(|&o| !o || target.old_too) {
                 jobs.push(Job::Cross {
                     target,
                     soft: false,
                     old,
                 });
-                if target.soft_run {
+                // The quick set forces the portable path for the main workspace only: the
+                // generations share that code, and the host runs it for both already.
+                if target.soft_run && !(opts.quick && old) {
                     jobs.push(Job::Cross {
                         target,
                         soft: true,
@@ -1068,26 +1097,33 @@ mod tests {
         let o = parse(&[]);
         assert_eq!(o.targets.len(), TARGETS.len());
         assert!(o.cross && o.ladder && o.miri);
-        // 7 targets + aarch64 soft, native + 5 models, each for both workspaces; 3 Miri runs.
-        assert_eq!(plan(&o).len(), 2 * (8 + 6) + 3);
+        // 7 targets + aarch64 soft, native + 5 models, each for both workspaces; aarch64 on
+        // Cortex-A72 for the main one; 3 Miri runs.
+        assert_eq!(plan(&o).len(), 2 * (8 + 6) + 1 + 3);
     }
 
     #[test]
     fn quick_is_the_ci_set() {
         let o = parse(&["--quick"]);
-        assert_eq!(triples(&o), QUICK_TARGETS);
+        assert_eq!(
+            triples(&o),
+            [QUICK_TARGETS[0], QUICK_TARGETS[1], QUICK_TARGETS[1]]
+        );
         let modes: Vec<String> = plan(&o)
             .iter()
             .map(|j| format!("{} {}", j.target(), j.mode()))
             .collect();
         assert!(modes.contains(&"aarch64-unknown-linux-gnu qemu soft".to_string()));
+        assert!(modes.contains(&"aarch64-unknown-linux-gnu qemu -cpu cortex-a72".to_string()));
         assert!(modes.contains(&"s390x-unknown-linux-gnu miri (clmul-core)".to_string()));
         assert!(modes.contains(&"s390x-unknown-linux-gnu qemu aead-0.5".to_string()));
         assert!(modes.contains(&"x86_64-unknown-linux-gnu ladder Haswell".to_string()));
         assert!(modes.contains(&"x86_64-unknown-linux-gnu ladder qemu64 aead-0.5".to_string()));
         assert!(!modes.contains(&"x86_64-unknown-linux-gnu ladder Haswell aead-0.5".to_string()));
-        // Per workspace 3 cross rows; the ladder native + 5 models, and native + 2 for aead-0.5.
-        assert_eq!(modes.len(), 2 * 3 + 6 + 3 + 1);
+        // Per workspace 3 cross rows, less aead-0.5's soft one, and Cortex-A72 for the main
+        // one; the ladder native + 5 models, and native + 2 for aead-0.5.
+        assert!(!modes.contains(&"aarch64-unknown-linux-gnu qemu soft aead-0.5".to_string()));
+        assert_eq!(modes.len(), 2 * 3 - 1 + 1 + 6 + 3 + 1);
     }
 
     #[test]
