@@ -16,8 +16,14 @@
 //!    iteration).
 //! 4. Sums each engine's function sizes (`llvm-nm`, every symbol of its module).
 //!
-//! Prints a table; `--readme` also replaces README's `<!-- mca:start -->` ... `<!-- mca:end -->`
-//! section with it. `--install` gets Debian's `llvm-19` (llvm-mca, llvm-objdump, llvm-nm) with
+//! 5. Does the same for the peers' own loops, from the assembly their crates ship (in cargo's
+//!    registry once the workspace's dependencies are fetched): ring's VAES-AVX2, AES-NI and
+//!    ARMv8 kernels (`pregenerated/`), aws-lc-sys's AVX-512 and ARMv8 `unroll8` kernels
+//!    (`generated-src/`), each assembled with the C compiler of its architecture, and prints
+//!    ours / peer for the loop each CPU model runs (the peer that CPU's users get).
+//!
+//! Prints the tables; `--readme` also replaces README's `<!-- mca:start -->` ... `<!-- mca:end -->`
+//! section with them. `--install` gets Debian's `llvm-19` (llvm-mca, llvm-objdump, llvm-nm) with
 //! apt-get when they are missing, and the aarch64 Rust target with rustup.
 
 use std::collections::{BTreeMap, HashMap};
@@ -29,17 +35,19 @@ use crate::proc;
 use crate::upstream::{target_dir, workspace_root};
 
 const HELP: &str = "\
-cargo xtask mca [--install] [--readme] [--cpu MODEL]... [--no-build] [--show ENGINE]
+cargo xtask mca [--install] [--readme] [--cpu MODEL]... [--no-build] [--no-peers] [--show ENGINE]
 
 Runs the steady-state loop of every AES-GCM engine through llvm-mca (LLVM 19 or newer) on
 the CPU models znver4, znver3, sapphirerapids, alderlake, skylake, neoverse-n1, neoverse-v1
 and neoverse-v2, and reports cycles per 64 bytes, the busiest resource and each engine's code
-size.
+size; then the peers' own loops (ring's and aws-lc-sys's assembly from cargo's registry,
+assembled with cc / aarch64-linux-gnu-gcc) and ours / peer for the loop each model runs.
 
   --install      install llvm-19 with apt-get and the aarch64 Rust target when missing
   --readme       also rewrite README.md's mca section (between <!-- mca:start/end -->)
   --cpu MODEL    only these models (repeatable)
   --no-build     reuse target/mca from the last run
+  --no-peers     leave out the peers' loops
   --show ENGINE  print the AES-128 loop of ENGINE (a name from the table) as fed to llvm-mca
 ";
 
@@ -118,10 +126,123 @@ const ENGINES: &[EngineFn] = &[
         module: "aarch64",
         needs: None,
     },
+    EngineFn {
+        name: "ARMv8 EOR3",
+        arch: Arch::Arm,
+        symbol: "aead_engines::aarch64::eor3::run::<aead_engines::engine::Gcm<false>>",
+        module: "",
+        needs: Some(&["neoverse-v1", "neoverse-v2"]),
+    },
+];
+
+/// A peer's stitched loop: the crate (its version from `Cargo.lock`) and the file of its
+/// assembly, the functions holding its AES-128 and AES-256 loops (one function for both where
+/// the round count is a branch in the loop), and the models it is compared on: each with our
+/// engine that model runs.
+struct PeerFn {
+    name: &'static str,
+    arch: Arch,
+    krate: &'static str,
+    file: &'static str,
+    aes128: &'static str,
+    aes256: &'static str,
+    /// `(model, our engine's name in [`ENGINES`])`: the CPUs whose users get this loop.
+    versus: &'static [(&'static str, &'static str)],
+}
+
+const PEERS: &[PeerFn] = &[
+    PeerFn {
+        name: "aws-lc AVX-512",
+        arch: Arch::X86,
+        krate: "aws-lc-sys",
+        file: "aws-lc/generated-src/linux-x86_64/crypto/fipsmodule/aesni-gcm-avx512.S",
+        aes128: "aes_gcm_encrypt_avx512",
+        aes256: "aes_gcm_encrypt_avx512",
+        versus: &[
+            ("znver4", "VAES-512, Karatsuba (AMD)"),
+            ("sapphirerapids", "VAES-512, schoolbook (Intel)"),
+        ],
+    },
+    PeerFn {
+        name: "aws-lc AVX-512, decrypt",
+        arch: Arch::X86,
+        krate: "aws-lc-sys",
+        file: "aws-lc/generated-src/linux-x86_64/crypto/fipsmodule/aesni-gcm-avx512.S",
+        aes128: "aes_gcm_decrypt_avx512",
+        aes256: "aes_gcm_decrypt_avx512",
+        versus: &[
+            ("znver4", "VAES-512, Karatsuba (AMD)"),
+            ("sapphirerapids", "VAES-512, schoolbook (Intel)"),
+        ],
+    },
+    PeerFn {
+        name: "ring VAES-AVX2",
+        arch: Arch::X86,
+        krate: "ring",
+        file: "pregenerated/aes-gcm-avx2-x86_64-elf.S",
+        aes128: "aes_gcm_enc_update_vaes_avx2",
+        aes256: "aes_gcm_enc_update_vaes_avx2",
+        versus: &[("znver3", "VAES-256"), ("alderlake", "VAES-256")],
+    },
+    PeerFn {
+        name: "ring VAES-AVX2, decrypt",
+        arch: Arch::X86,
+        krate: "ring",
+        file: "pregenerated/aes-gcm-avx2-x86_64-elf.S",
+        aes128: "aes_gcm_dec_update_vaes_avx2",
+        aes256: "aes_gcm_dec_update_vaes_avx2",
+        versus: &[("znver3", "VAES-256"), ("alderlake", "VAES-256")],
+    },
+    PeerFn {
+        name: "ring AES-NI (6x)",
+        arch: Arch::X86,
+        krate: "ring",
+        file: "pregenerated/aesni-gcm-x86_64-elf.S",
+        aes128: "_aesni_ctr32_ghash_6x",
+        aes256: "_aesni_ctr32_ghash_6x",
+        versus: &[("skylake", "AES-NI")],
+    },
+    PeerFn {
+        name: "aws-lc unroll8",
+        arch: Arch::Arm,
+        krate: "aws-lc-sys",
+        file: "aws-lc/generated-src/linux-aarch64/crypto/fipsmodule/aesv8-gcm-armv8-unroll8.S",
+        aes128: "aesv8_gcm_8x_enc_128",
+        aes256: "aesv8_gcm_8x_enc_256",
+        versus: &[("neoverse-v1", "ARMv8 EOR3"), ("neoverse-v2", "ARMv8 EOR3")],
+    },
+    PeerFn {
+        name: "aws-lc unroll8, decrypt",
+        arch: Arch::Arm,
+        krate: "aws-lc-sys",
+        file: "aws-lc/generated-src/linux-aarch64/crypto/fipsmodule/aesv8-gcm-armv8-unroll8.S",
+        aes128: "aesv8_gcm_8x_dec_128",
+        aes256: "aesv8_gcm_8x_dec_256",
+        versus: &[("neoverse-v1", "ARMv8 EOR3"), ("neoverse-v2", "ARMv8 EOR3")],
+    },
+    PeerFn {
+        name: "ring 4-way",
+        arch: Arch::Arm,
+        krate: "ring",
+        file: "pregenerated/aesv8-gcm-armv8-linux64.S",
+        aes128: "aes_gcm_enc_kernel",
+        aes256: "aes_gcm_enc_kernel",
+        versus: &[("neoverse-n1", "ARMv8")],
+    },
+    PeerFn {
+        name: "ring 4-way, decrypt",
+        arch: Arch::Arm,
+        krate: "ring",
+        file: "pregenerated/aesv8-gcm-armv8-linux64.S",
+        aes128: "aes_gcm_dec_kernel",
+        aes256: "aes_gcm_dec_kernel",
+        versus: &[("neoverse-n1", "ARMv8")],
+    },
 ];
 
 struct Options {
     install: bool,
+    peers: bool,
     readme: bool,
     build: bool,
     cpus: Vec<String>,
@@ -131,6 +252,7 @@ struct Options {
 pub fn run(args: &[String]) -> Result<(), String> {
     let mut o = Options {
         install: false,
+        peers: true,
         readme: false,
         build: true,
         cpus: Vec::new(),
@@ -146,6 +268,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
             "--install" => o.install = true,
             "--readme" => o.readme = true,
             "--no-build" => o.build = false,
+            "--no-peers" => o.peers = false,
             "--cpu" => o.cpus.push(it.next().ok_or("--cpu needs a model")?.clone()),
             "--show" => o.show = Some(it.next().ok_or("--show needs an engine")?.clone()),
             other => return Err(format!("unknown option `{other}`\n{HELP}")),
@@ -201,6 +324,12 @@ pub fn run(args: &[String]) -> Result<(), String> {
         rows.push((e, size, lp, cells));
     }
 
+    let peers = if o.peers {
+        peer_rows(&tools, &root, &dir, &models, o.install)?
+    } else {
+        Vec::new()
+    };
+
     // The report: per engine and model, AES-128 c/64B (AES-256 c/64B), busiest resource.
     let mut header = vec!["engine".to_string(), "code".to_string()];
     header.extend(models.iter().map(|(m, _)| m.to_string()));
@@ -224,6 +353,22 @@ pub fn run(args: &[String]) -> Result<(), String> {
         md.push_str(&format!("| {} |\n", row.join(" | ")));
         text_rows.push(row);
     }
+    for (p, lp, cells) in &peers {
+        let mut row = vec![
+            format!("peer: {} ({} B/iter)", p.name, lp.bytes),
+            String::new(),
+        ];
+        for c in cells {
+            row.push(match c {
+                None => "n/a".to_string(),
+                Some((a, b)) => format!("{:.1} / {:.1}, {}", a.per64, b.per64, a.busiest),
+            });
+        }
+        md.push_str(&format!("| {} |\n", row.join(" | ")));
+        text_rows.push(row);
+    }
+    // Ours against the peer loop each model's users get.
+    let versus = versus_rows(&models, &rows, &peers);
     // Everything x86 of the crate: the engines, their shared generic code, key expansion and
     // detection (what "the x86 engines" measured before the kernels were shared).
     let x86_total: u64 = ours(&sizes[&Arch::X86])
@@ -244,11 +389,250 @@ pub fn run(args: &[String]) -> Result<(), String> {
         tools.version,
         x86_total as f64 / 1000.0
     ));
+    if !versus.is_empty() {
+        let head = [
+            "model",
+            "ours",
+            "peer",
+            "AES-128: ours / peer",
+            "ratio",
+            "AES-256: ours / peer",
+            "ratio",
+        ];
+        println!();
+        print!("{}", crate::table::render(&head, &versus, 0, true));
+        println!("ratio: the peer's cycles / ours (above 1: ours is faster by the model)");
+        md.push_str(&format!(
+            "\nOurs against the peer loop each model's users get (ratio: the peer's cycles / \
+             ours; above 1, ours is faster by the model):\n\n| {} |\n|---|---|---|---:|---:|---:|---:|\n",
+            head.join(" | ")
+        ));
+        for r in &versus {
+            md.push_str(&format!("| {} |\n", r.join(" | ")));
+        }
+    }
     if o.readme {
         splice_readme(&root, &md)?;
         println!("mca: README.md updated");
     }
     Ok(())
+}
+
+/// Our engines' rows: the engine, its code size (`None`: counted with the row above), its
+/// loop and, per model, its AES-128 and AES-256 results.
+type OurRow = (&'static EngineFn, Option<u64>, Loop, Vec<Option<(Mca, Mca)>>);
+
+/// The peers' rows: each peer's loop and, per model, its AES-128 and AES-256 results (`None`
+/// where the model lacks the loop's instructions or is not the peer's architecture).
+type PeerRow = (&'static PeerFn, Loop, Vec<Option<(Mca, Mca)>>);
+
+fn peer_rows(
+    tools: &Tools,
+    root: &Path,
+    dir: &Path,
+    models: &[(&str, Arch)],
+    install: bool,
+) -> Result<Vec<PeerRow>, String> {
+    let registry = Registry::find(root)?;
+    let out = dir.join("peers");
+    fs::create_dir_all(&out).map_err(|e| format!("{}: {e}", out.display()))?;
+    let mut objects: HashMap<&str, Vec<Func>> = HashMap::new();
+    let mut rows = Vec::new();
+    for p in PEERS {
+        if !objects.contains_key(p.file) {
+            let obj = assemble(&registry, p, &out, install)?;
+            objects.insert(p.file, disassemble(&tools.objdump, &obj)?);
+        }
+        let funcs = &objects[p.file];
+        let find = |sym: &str| {
+            funcs
+                .iter()
+                .find(|f| f.name == sym)
+                .ok_or_else(|| format!("{}: no function {sym} in {}", p.name, p.file))
+        };
+        let (f128, f256) = (find(p.aes128)?, find(p.aes256)?);
+        let l128 = stitched_loop(f128).ok_or_else(|| format!("{}: no stitched loop", p.name))?;
+        let l256 = stitched_loop(f256).ok_or_else(|| format!("{}: no stitched loop", p.name))?;
+        let mut cells = Vec::new();
+        for &(model, arch) in models {
+            if arch != p.arch || !runs(p, model) {
+                cells.push(None);
+                continue;
+            }
+            let r128 = mca(&tools.mca, arch, model, f128, &l128.aes128)?;
+            let r256 = mca(&tools.mca, arch, model, f256, &l256.aes256)?;
+            cells.push(Some((r128, r256)));
+        }
+        rows.push((p, l128, cells));
+    }
+    Ok(rows)
+}
+
+/// Whether `model` has the instructions of the peer's loop: AVX-512 on the AVX-512 models,
+/// VAES on 256 bits on those and the AVX2-class ones with VAES, SHA3's `EOR3` on Neoverse
+/// V1/V2; ring's AES-NI and 4-way ARMv8 loops everywhere.
+fn runs(p: &PeerFn, model: &str) -> bool {
+    match p.name.split(',').next().unwrap_or_default() {
+        "aws-lc AVX-512" => matches!(model, "znver4" | "sapphirerapids"),
+        "ring VAES-AVX2" => matches!(model, "znver4" | "znver3" | "sapphirerapids" | "alderlake"),
+        "aws-lc unroll8" => matches!(model, "neoverse-v1" | "neoverse-v2"),
+        _ => true,
+    }
+}
+
+/// Per model with a peer: our engine's AES-128 and AES-256 cycles against the peer loop's.
+fn versus_rows(
+    models: &[(&str, Arch)],
+    ours: &[OurRow],
+    peers: &[PeerRow],
+) -> Vec<Vec<String>> {
+    let mut out = Vec::new();
+    for (mi, &(model, _)) in models.iter().enumerate() {
+        for (p, _, pcells) in peers {
+            let Some(&(_, engine)) = p.versus.iter().find(|(m, _)| *m == model) else {
+                continue;
+            };
+            let Some((_, _, _, cells)) = ours.iter().find(|r| r.0.name == engine) else {
+                continue;
+            };
+            let (Some((a128, a256)), Some((b128, b256))) = (&cells[mi], &pcells[mi]) else {
+                continue;
+            };
+            out.push(vec![
+                model.to_string(),
+                engine.to_string(),
+                p.name.to_string(),
+                format!("{:.1} / {:.1}", a128.per64, b128.per64),
+                format!("{:.2}x", b128.per64 / a128.per64),
+                format!("{:.1} / {:.1}", a256.per64, b256.per64),
+                format!("{:.2}x", b256.per64 / a256.per64),
+            ]);
+        }
+    }
+    out
+}
+
+/// Where cargo keeps the sources of the peers' crates, at the versions `Cargo.lock` names.
+struct Registry {
+    src: Vec<PathBuf>,
+    lock: String,
+}
+
+impl Registry {
+    fn find(root: &Path) -> Result<Registry, String> {
+        let home = std::env::var_os("CARGO_HOME")
+            .map(PathBuf::from)
+            .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cargo")))
+            .ok_or("neither CARGO_HOME nor HOME is set")?;
+        let src = fs::read_dir(home.join("registry/src"))
+            .map(|rd| rd.flatten().map(|e| e.path()).collect())
+            .unwrap_or_default();
+        let lock =
+            fs::read_to_string(root.join("Cargo.lock")).map_err(|e| format!("Cargo.lock: {e}"))?;
+        Ok(Registry { src, lock })
+    }
+
+    /// The crate's directory: `<registry>/<name>-<version>` for the version in `Cargo.lock`;
+    /// fetched with `cargo fetch` when missing.
+    fn krate(&self, root: &Path, name: &str) -> Result<PathBuf, String> {
+        let version = self
+            .lock
+            .split("[[package]]")
+            .find_map(|p| {
+                let mut lines = p.lines().map(str::trim);
+                let n = lines.find_map(|l| l.strip_prefix("name = "))?;
+                let v = p
+                    .lines()
+                    .find_map(|l| l.trim().strip_prefix("version = "))?;
+                (n.trim_matches('"') == name).then(|| v.trim_matches('"').to_string())
+            })
+            .ok_or_else(|| format!("{name} is not in Cargo.lock"))?;
+        let want = format!("{name}-{version}");
+        let look = || {
+            self.src
+                .iter()
+                .map(|d| d.join(&want))
+                .find(|d| d.is_dir())
+                .or_else(|| {
+                    // The registry's index directories may appear with the fetch.
+                    let home = self.src.first()?.parent()?.to_path_buf();
+                    fs::read_dir(home)
+                        .ok()?
+                        .flatten()
+                        .map(|e| e.path().join(&want))
+                        .find(|d| d.is_dir())
+                })
+        };
+        if let Some(d) = look() {
+            return Ok(d);
+        }
+        proc::run_plain(Command::new("cargo").arg("fetch").current_dir(root));
+        look().ok_or_else(|| format!("{want}: not in cargo's registry after `cargo fetch`"))
+    }
+}
+
+/// Assembles the peer's file into an object in `out`, with the C compiler of its architecture
+/// (`cc` for x86_64, `aarch64-linux-gnu-gcc` for aarch64, with SHA3 allowed): the headers from
+/// the crate's `include/` directories, and an empty one for ring's generated symbol-prefix
+/// header (the loops do not depend on symbol names).
+fn assemble(reg: &Registry, p: &PeerFn, out: &Path, install: bool) -> Result<PathBuf, String> {
+    let root = workspace_root()?;
+    let dir = reg.krate(&root, p.krate)?;
+    let stub = out.join("stub");
+    let prefix = stub.join("ring_core_generated");
+    fs::create_dir_all(&prefix).map_err(|e| format!("{}: {e}", prefix.display()))?;
+    fs::write(prefix.join("prefix_symbols_asm.h"), "")
+        .map_err(|e| format!("{}: {e}", prefix.display()))?;
+    let (cc, flags): (&str, &[&str]) = match p.arch {
+        Arch::X86 => ("cc", &[]),
+        Arch::Arm => ("aarch64-linux-gnu-gcc", &["-march=armv8.2-a+crypto+sha3"]),
+    };
+    if proc::which(cc).is_none() && install && p.arch == Arch::Arm {
+        let mut cmd = if proc::is_root() {
+            Command::new("apt-get")
+        } else {
+            let mut c = Command::new("sudo");
+            c.arg("apt-get");
+            c
+        };
+        cmd.env("DEBIAN_FRONTEND", "noninteractive").args([
+            "install",
+            "-y",
+            "-q",
+            "--no-install-recommends",
+            "gcc-aarch64-linux-gnu",
+        ]);
+        proc::run_plain(&mut cmd);
+    }
+    if proc::which(cc).is_none() {
+        return Err(format!(
+            "{cc} not found: it assembles the peers' loops (--install, or --no-peers)"
+        ));
+    }
+    let obj = out.join(format!(
+        "{}-{}.o",
+        p.krate,
+        Path::new(p.file)
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_default()
+    ));
+    let mut cmd = Command::new(cc);
+    cmd.args(flags)
+        .arg("-c")
+        .arg("-I")
+        .arg(&stub)
+        .arg("-I")
+        .arg(dir.join("include"))
+        .arg("-I")
+        .arg(dir.join("aws-lc/include"))
+        .arg("-o")
+        .arg(&obj)
+        .arg(dir.join(p.file));
+    if !proc::run_plain(&mut cmd) {
+        return Err(format!("assembling {} failed", p.file));
+    }
+    Ok(obj)
 }
 
 /// The LLVM tools, version 19 or newer.
@@ -655,7 +1039,7 @@ fn mca(tool: &Path, arch: Arch, model: &str, f: &Func, path: &[usize]) -> Result
     // Armv9 models (neoverse-v2) leave the cryptography extension optional.
     let attr = match arch {
         Arch::X86 => "-mattr=",
-        Arch::Arm => "-mattr=+aes",
+        Arch::Arm => "-mattr=+aes,+sha3",
     };
     let out = Command::new(tool)
         .args([
