@@ -420,7 +420,12 @@ pub fn run(args: &[String]) -> Result<(), String> {
 
 /// Our engines' rows: the engine, its code size (`None`: counted with the row above), its
 /// loop and, per model, its AES-128 and AES-256 results.
-type OurRow = (&'static EngineFn, Option<u64>, Loop, Vec<Option<(Mca, Mca)>>);
+type OurRow = (
+    &'static EngineFn,
+    Option<u64>,
+    Loop,
+    Vec<Option<(Mca, Mca)>>,
+);
 
 /// The peers' rows: each peer's loop and, per model, its AES-128 and AES-256 results (`None`
 /// where the model lacks the loop's instructions or is not the peer's architecture).
@@ -481,11 +486,7 @@ fn runs(p: &PeerFn, model: &str) -> bool {
 }
 
 /// Per model with a peer: our engine's AES-128 and AES-256 cycles against the peer loop's.
-fn versus_rows(
-    models: &[(&str, Arch)],
-    ours: &[OurRow],
-    peers: &[PeerRow],
-) -> Vec<Vec<String>> {
+fn versus_rows(models: &[(&str, Arch)], ours: &[OurRow], peers: &[PeerRow]) -> Vec<Vec<String>> {
     let mut out = Vec::new();
     for (mi, &(model, _)) in models.iter().enumerate() {
         for (p, _, pcells) in peers {
