@@ -32,6 +32,7 @@ impl Lanes for uint8x16_t {
     const BLOCKS: usize = 1;
     const KEY_FIRST: bool = true;
     const PAIRED_MIDDLES: bool = true;
+    const SWAP_REFLECT: bool = true;
 
     #[inline(always)]
     unsafe fn zero() -> Self {
@@ -111,6 +112,12 @@ impl Lanes for uint8x16_t {
             let idx: [u8; 16] = [15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0];
             vqtbl1q_u8(v, vld1q_u8(idx.as_ptr()))
         }
+    }
+
+    #[inline(always)]
+    unsafe fn reverse_in_halves(v: Self) -> Self {
+        // SAFETY: NEON.
+        unsafe { vrev64q_u8(v) }
     }
 
     #[inline(always)]

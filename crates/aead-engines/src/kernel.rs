@@ -393,7 +393,48 @@ impl Domain for Polyval {
     const REFLECT: bool = false;
 }
 
-/// A register of data as field elements.
+/// Whether this engine hashes the domain's data half-swapped ([`Lanes::SWAP_REFLECT`], and
+/// GHASH's byte reflection to undo): each element `x` is then held as its halves swapped,
+/// `[x.hi, x.lo]`, which is what reversing the bytes of each 64-bit half gives (one `REV64`
+/// on ARMv8, where the whole reflection is `REV64` + `EXT`). The powers it multiplies by are
+/// held swapped too ([`Powers::table`] swaps a table's, [`Table::power`] a kept one), so that
+/// the products of two swapped operands are the same four with `lo` and `hi` exchanged
+/// ([`products`]), and the Karatsuba middles (`lo ^ hi` of each) do not change.
+#[inline(always)]
+fn swapped<L: Lanes, D: Domain>() -> bool {
+    L::SWAP_REFLECT && D::REFLECT
+}
+
+/// A register of data as the field elements the products take: [`field`], or half-swapped
+/// ([`swapped`]).
+#[inline(always)]
+unsafe fn field_data<L: Lanes, D: Domain>(v: L) -> L {
+    // SAFETY: forwarded from the caller.
+    unsafe {
+        if swapped::<L, D>() {
+            L::reverse_in_halves(v)
+        } else {
+            field::<L, D>(v)
+        }
+    }
+}
+
+/// The running hash (a reduced element, never swapped) as data to add to a register of
+/// [`field_data`].
+#[inline(always)]
+unsafe fn data_y<L: Lanes, D: Domain>(y: L) -> L {
+    // SAFETY: forwarded from the caller.
+    unsafe {
+        if swapped::<L, D>() {
+            L::swap_halves(y)
+        } else {
+            y
+        }
+    }
+}
+
+/// A register of data as field elements (GHASH: byte-reflected), or a reduced element back
+/// to bytes.
 #[inline(always)]
 unsafe fn field<L: Lanes, D: Domain>(v: L) -> L {
     if D::REFLECT {
@@ -433,15 +474,21 @@ pub(crate) trait Table: Copy {
     /// The highest power the layout has room for.
     fn top(self) -> usize;
 
-    /// A pointer to four initialized entries from index `i` (checked: panics otherwise).
-    fn powers(self, i: usize) -> *const u8;
-
     /// The Karatsuba middles of the powers `h` loaded from index `i`: loaded where the table
     /// has them, computed otherwise.
     ///
     /// # Safety
     /// As the [`Lanes`] methods.
     unsafe fn middles<L: Lanes>(self, i: usize, h: L) -> L;
+
+    /// The register of powers from index `i` (checked: four initialized entries from there,
+    /// or a panic), half-swapped if `swapped` ([`swapped`]): a
+    /// table made for such a call holds them so ([`Powers::table`]); the kept powers are
+    /// swapped as they are loaded (a short message's few registers).
+    ///
+    /// # Safety
+    /// As the [`Lanes`] methods.
+    unsafe fn power<L: Lanes>(self, i: usize, swapped: bool) -> L;
 }
 
 impl Table for &PowerTable {
@@ -451,15 +498,18 @@ impl Table for &PowerTable {
     }
 
     #[inline(always)]
-    fn powers(self, i: usize) -> *const u8 {
-        PowerTable::powers(self, i)
-    }
-
-    #[inline(always)]
     unsafe fn middles<L: Lanes>(self, i: usize, _: L) -> L {
         // SAFETY: the caller's features; `middles` points at four initialized entries
         // (checked), of which a register loads `BLOCKS`.
         unsafe { L::load_power(PowerTable::middles(self, i)) }
+    }
+
+    #[inline(always)]
+    unsafe fn power<L: Lanes>(self, i: usize, _: bool) -> L {
+        // SAFETY: the caller's features; `powers` points at four initialized entries
+        // (checked), of which a register loads `BLOCKS`. Whether they are swapped was checked
+        // where the call's table was made ([`Powers::table`]).
+        unsafe { L::load_power(PowerTable::powers(self, i)) }
     }
 }
 
@@ -469,11 +519,6 @@ impl Table for &KeptPowers {
         KEPT
     }
 
-    #[inline(always)]
-    fn powers(self, i: usize) -> *const u8 {
-        KeptPowers::powers(self, i)
-    }
-
     /// Computed: `lo ^ hi` in both halves (a shuffle and an XOR a register, for the few
     /// registers of a short message).
     #[inline(always)]
@@ -481,27 +526,41 @@ impl Table for &KeptPowers {
         // SAFETY: the caller's features.
         unsafe { L::xor(h, L::swap_halves(h)) }
     }
+
+    #[inline(always)]
+    unsafe fn power<L: Lanes>(self, i: usize, swapped: bool) -> L {
+        // SAFETY: the caller's features; `powers` points at four initialized entries
+        // (checked), of which a register loads `BLOCKS`.
+        unsafe {
+            let h = L::load_power(KeptPowers::powers(self, i));
+            if swapped { L::swap_halves(h) } else { h }
+        }
+    }
 }
 
 /// `x * powers(i)` of `tbl`, lane by lane, unreduced.
 #[inline(always)]
-unsafe fn products<L: Lanes, T: Table, const KARATSUBA: bool>(x: L, tbl: T, i: usize) -> Prod<L> {
-    // SAFETY: forwarded from the caller; `powers` points at four initialized entries
-    // (checked), of which a register loads `BLOCKS`.
+unsafe fn products<L: Lanes, T: Table, const KARATSUBA: bool>(
+    x: L,
+    tbl: T,
+    i: usize,
+    swapped: bool,
+) -> Prod<L> {
+    // SAFETY: forwarded from the caller.
     unsafe {
-        let h = L::load_power(tbl.powers(i));
+        let h = tbl.power::<L>(i, swapped);
         if KARATSUBA && L::PAIRED_MIDDLES {
             let hx = tbl.middles(i, h);
             Prod {
-                lo: L::clmul_lo(x, h),
+                lo: low(x, h, swapped),
                 mi: x,
                 mi2: hx,
-                hi: L::clmul_hi(x, h),
+                hi: high(x, h, swapped),
             }
         } else if KARATSUBA {
             let hx = tbl.middles(i, h);
             let xx = L::xor(x, L::swap_halves(x));
-            let (lo, mi, hi) = (L::clmul_lo(x, h), L::clmul_lo(xx, hx), L::clmul_hi(x, h));
+            let (lo, mi, hi) = (low(x, h, swapped), L::clmul_lo(xx, hx), high(x, h, swapped));
             Prod {
                 lo,
                 mi,
@@ -509,13 +568,40 @@ unsafe fn products<L: Lanes, T: Table, const KARATSUBA: bool>(x: L, tbl: T, i: u
                 hi,
             }
         } else {
-            let (lo, hi) = (L::clmul_lo(x, h), L::clmul_hi(x, h));
+            let (lo, hi) = (low(x, h, swapped), high(x, h, swapped));
             Prod {
                 lo,
                 mi: L::clmul_hi_lo(x, h),
                 mi2: L::clmul_lo_hi(x, h),
                 hi,
             }
+        }
+    }
+}
+
+/// The product of `x`'s and `h`'s low halves; of half-swapped operands ([`swapped`]), that of
+/// the high halves (the middle terms of the two do not change).
+#[inline(always)]
+unsafe fn low<L: Lanes>(x: L, h: L, swapped: bool) -> L {
+    // SAFETY: forwarded from the caller.
+    unsafe {
+        if swapped {
+            L::clmul_hi(x, h)
+        } else {
+            L::clmul_lo(x, h)
+        }
+    }
+}
+
+/// The product of the high halves ([`low`]'s counterpart).
+#[inline(always)]
+unsafe fn high<L: Lanes>(x: L, h: L, swapped: bool) -> L {
+    // SAFETY: forwarded from the caller.
+    unsafe {
+        if swapped {
+            L::clmul_lo(x, h)
+        } else {
+            L::clmul_hi(x, h)
         }
     }
 }
@@ -700,12 +786,12 @@ impl<L: Lanes> Ghashed<'_, L> {
         unsafe {
             if s < N {
                 let j = N - 1 - s;
-                let mut v = field::<L, D>(L::load(self.src.add(reg * j)));
+                let mut v = field_data::<L, D>(L::load(self.src.add(reg * j)));
                 if j == 0 {
-                    v = L::xor(v, *y);
+                    v = L::xor(v, data_y::<L, D>(*y));
                 }
-                let p =
-                    products::<L, &PowerTable, KARATSUBA>(v, self.tbl, self.base + L::BLOCKS * j);
+                let i = self.base + L::BLOCKS * j;
+                let p = products::<L, &PowerTable, KARATSUBA>(v, self.tbl, i, swapped::<L, D>());
                 match pend.take() {
                     None if s + 1 < N => *pend = Some(p),
                     None => acc.add::<KARATSUBA>(&p),
@@ -844,21 +930,28 @@ struct Tail<L> {
     acc: Acc<L>,
     /// Blocks still to come, this one included: the next block's power of H.
     left: usize,
-    /// The running hash, added to the next block.
+    /// The running hash, added to the next block (as data: [`data_y`]).
     y: L,
 }
 
 impl<L: Lanes> Tail<L> {
+    /// A tail of `left` blocks from the running hash `y` (a reduced element), hashing `D`'s
+    /// data.
     #[inline(always)]
-    unsafe fn new(left: usize, y: L) -> Self {
+    unsafe fn new<D: Domain>(left: usize, y: L) -> Self {
         // SAFETY: forwarded from the caller.
-        let acc = unsafe { Acc::zero() };
-        Tail { acc, left, y }
+        unsafe {
+            Tail {
+                acc: Acc::zero(),
+                left,
+                y: data_y::<L, D>(y),
+            }
+        }
     }
 
     /// Adds the `nb <= BLOCKS` field elements in the low lanes of `x` (the others zero).
     #[inline(always)]
-    unsafe fn add<T: Table, const KARATSUBA: bool>(&mut self, tbl: T, x: L, nb: usize) {
+    unsafe fn add<D: Domain, T: Table, const KARATSUBA: bool>(&mut self, tbl: T, x: L, nb: usize) {
         // `powers` checks the index; `left >= nb` holds by the callers' count (a miscount
         // panics there instead of reading outside the table).
         let i = tbl.top() - self.left;
@@ -866,7 +959,7 @@ impl<L: Lanes> Tail<L> {
         unsafe {
             let x = L::xor(x, self.y);
             self.y = L::zero();
-            let p = products::<L, T, KARATSUBA>(x, tbl, i);
+            let p = products::<L, T, KARATSUBA>(x, tbl, i, swapped::<L, D>());
             self.acc.add::<KARATSUBA>(&p);
         }
         self.left -= nb;
@@ -891,7 +984,7 @@ impl<L: Lanes> Tail<L> {
                 } else {
                     L::load_partial(p.add(off), m)
                 };
-                self.add::<T, KARATSUBA>(tbl, field::<L, D>(v), m.div_ceil(16));
+                self.add::<D, T, KARATSUBA>(tbl, field_data::<L, D>(v), m.div_ceil(16));
             }
             off += reg;
         }
@@ -906,7 +999,7 @@ impl<L: Lanes> Tail<L> {
     ) -> [u8; 16] {
         // SAFETY: forwarded from the caller.
         unsafe {
-            self.add::<T, KARATSUBA>(tbl, field::<L, D>(L::from_lane0(b)), 1);
+            self.add::<D, T, KARATSUBA>(tbl, field_data::<L, D>(L::from_lane0(b)), 1);
             L::lane0(field::<L, D>(self.acc.reduce::<KARATSUBA>()))
         }
     }
@@ -934,18 +1027,19 @@ unsafe fn hash_bytes<L: Lanes, D: Domain, const N: usize, const KARATSUBA: bool>
         while n - off >= stride {
             let mut acc = Acc::<L>::zero();
             for j in (0..N).rev() {
-                let mut v = field::<L, D>(L::load(p.add(off + reg * j)));
+                let mut v = field_data::<L, D>(L::load(p.add(off + reg * j)));
                 if j == 0 {
-                    v = L::xor(v, y);
+                    v = L::xor(v, data_y::<L, D>(y));
                 }
-                let p = products::<L, &PowerTable, KARATSUBA>(v, tbl, base + L::BLOCKS * j);
+                let i = base + L::BLOCKS * j;
+                let p = products::<L, &PowerTable, KARATSUBA>(v, tbl, i, swapped::<L, D>());
                 acc.add::<KARATSUBA>(&p);
             }
             y = acc.reduce::<KARATSUBA>();
             off += stride;
         }
         if off < n {
-            let mut t = Tail::new((n - off).div_ceil(16), y);
+            let mut t = Tail::new::<D>((n - off).div_ceil(16), y);
             t.add_bytes::<D, &PowerTable, KARATSUBA>(tbl, p.add(off), n - off);
             y = t.acc.reduce::<KARATSUBA>();
         }
@@ -1055,7 +1149,7 @@ pub(crate) unsafe fn crypt<
                 .max(rest_blocks + 1)
         };
         let mut local = PowerTable::new();
-        let tbl = powers.table::<L, KARATSUBA>(need, &mut local);
+        let tbl = powers.table::<L, KARATSUBA>(need, swapped::<L, D>(), &mut local);
         // CTR-only iterations: all of them without hashing, the first LAG when hashing the
         // output (which has nothing to hash yet), none when hashing the input.
         let ctr_iters = match hashing {
@@ -1142,7 +1236,7 @@ unsafe fn tail<L: Lanes, C: Counter, D: Domain, T: Table, const KARATSUBA: bool>
     let hash = hashing != Hashing::Off;
     // SAFETY: the caller's features and buffers, as in `crypt`.
     unsafe {
-        let mut t = Tail::new(aad.len().div_ceil(16) + (len - off).div_ceil(16) + 1, y);
+        let mut t = Tail::new::<D>(aad.len().div_ceil(16) + (len - off).div_ceil(16) + 1, y);
         if hash && !aad.is_empty() {
             t.add_bytes::<D, T, KARATSUBA>(tbl, aad.as_ptr(), aad.len());
         }
@@ -1167,7 +1261,7 @@ unsafe fn tail<L: Lanes, C: Counter, D: Domain, T: Table, const KARATSUBA: bool>
                 } else {
                     L::truncate(r, n)
                 };
-                t.add::<T, KARATSUBA>(tbl, field::<L, D>(h), n.div_ceil(16));
+                t.add::<D, T, KARATSUBA>(tbl, field_data::<L, D>(h), n.div_ceil(16));
             }
             off += reg;
         }
@@ -1198,7 +1292,7 @@ pub(crate) unsafe fn hash_message<L: Lanes, D: Domain, const N: usize, const KAR
         if let Some(kept) = powers.kept()
             && aad_blocks + data_blocks < KEPT
         {
-            let mut t = Tail::new(aad_blocks + data_blocks + 1, L::zero());
+            let mut t = Tail::new::<D>(aad_blocks + data_blocks + 1, L::zero());
             for d in [aad, data] {
                 t.add_bytes::<D, &KeptPowers, KARATSUBA>(kept, d.as_ptr(), d.len());
             }
@@ -1208,13 +1302,13 @@ pub(crate) unsafe fn hash_message<L: Lanes, D: Domain, const N: usize, const KAR
         let stride = N * L::BLOCKS;
         let need = aad_blocks.min(stride).max(data_blocks.min(stride)).max(1);
         let mut local = PowerTable::new();
-        let tbl = powers.table::<L, KARATSUBA>(need, &mut local);
+        let tbl = powers.table::<L, KARATSUBA>(need, swapped::<L, D>(), &mut local);
         // One call site for both inputs: the wide loop is the bulk of the code.
         let mut y = L::zero();
         for d in [aad, data] {
             y = hash_bytes::<L, D, N, KARATSUBA>(tbl, y, d.as_ptr(), d.len());
         }
-        Tail::new(1, y).finish::<D, &PowerTable, KARATSUBA>(tbl, lengths)
+        Tail::new::<D>(1, y).finish::<D, &PowerTable, KARATSUBA>(tbl, lengths)
     }
 }
 
@@ -1296,22 +1390,33 @@ impl<'a> Powers<'a> {
     unsafe fn table<'b, L: Lanes, const KARATSUBA: bool>(
         self,
         need: usize,
+        swapped: bool,
         local: &'b mut PowerTable,
     ) -> &'b PowerTable
     where
         'a: 'b,
     {
         let tbl = match (self.table, self.kept) {
+            // A given table in the other form: a copy, swapped (no caller of the engines
+            // gives an AES-GCM call a table; the kernel tests do).
+            (Some(t), _) if swapped && need > 0 && !t.is_swapped() => {
+                local.clone_from(t);
+                local.swap_powers();
+                local
+            }
             (Some(t), _) => t,
             (None, Some(k)) if need > 0 => {
                 // SAFETY: forwarded from the caller.
                 unsafe { expand_kept::<L, KARATSUBA>(k, need, local) };
+                if swapped {
+                    local.swap_powers();
+                }
                 local
             }
             _ => &EMPTY,
         };
         assert!(
-            tbl.holds() >= need,
+            tbl.holds() >= need && (need == 0 || tbl.is_swapped() == swapped),
             "a call's powers of H were not computed"
         );
         tbl

@@ -170,6 +170,19 @@ pub(crate) trait Lanes: Copy {
     /// Every lane with its two 64-bit halves swapped.
     unsafe fn swap_halves(v: Self) -> Self;
 
+    /// Whether GHASH's data is hashed half-swapped (the kernel's `swapped`): where reversing
+    /// the bytes of each 64-bit half is one instruction and the whole reflection two (ARMv8:
+    /// `REV64`, and `EXT`), the `EXT` of every block goes.
+    const SWAP_REFLECT: bool = false;
+
+    /// Every lane with the bytes of each 64-bit half in reverse order:
+    /// `swap_halves(reverse(v))`.
+    #[inline(always)]
+    unsafe fn reverse_in_halves(v: Self) -> Self {
+        // SAFETY: forwarded from the caller.
+        unsafe { Self::swap_halves(Self::reverse(v)) }
+    }
+
     /// Every lane's low halves of `a` and `b`, in that order.
     unsafe fn zip_lo(a: Self, b: Self) -> Self;
 

@@ -46,6 +46,9 @@ pub(crate) struct PowerTable {
     /// as a word (1 or 0): the disassembly check of `cargo xtask ct` tells public values from
     /// data by their load width, and a `bool` is a byte.
     middles: usize,
+    /// Whether the powers held have their 64-bit halves swapped (the kernel's half-swapped
+    /// GHASH, `kernel::swapped`), as a word (1 or 0), likewise.
+    swapped: usize,
 }
 
 /// A table of no powers, for calls that hash nothing (CTR only), which never read it.
@@ -61,6 +64,7 @@ impl PowerTable {
             powx: [MaybeUninit::uninit(); LEN],
             filled: LEN,
             middles: 0,
+            swapped: 0,
         }
     }
 
@@ -73,6 +77,25 @@ impl PowerTable {
                 *e = MaybeUninit::new(0);
             }
         }
+    }
+
+    /// Swaps the 64-bit halves of every power held (not of the middles, which are the same
+    /// in both halves), and records it ([`PowerTable::is_swapped`]).
+    #[allow(unsafe_code)]
+    #[inline(always)]
+    pub(crate) fn swap_powers(&mut self) {
+        for e in &mut self.pow[self.filled.min(TOP)..TOP] {
+            // SAFETY: entries `filled..LEN` are initialized (the type's invariant).
+            let v = unsafe { e.assume_init() };
+            *e = MaybeUninit::new(v.rotate_left(64));
+        }
+        self.swapped ^= 1;
+    }
+
+    /// Whether the powers held are half-swapped ([`PowerTable::swap_powers`]).
+    #[inline(always)]
+    pub(crate) fn is_swapped(&self) -> bool {
+        self.swapped != 0
     }
 
     /// How many powers the table holds: H^1..H^n.

@@ -406,11 +406,12 @@ fn power_table_ends() {
 }
 
 /// A call's table built from the kept powers for `need` powers (with middles, or without for
-/// schoolbook multiplies), copied out.
+/// schoolbook multiplies; half-swapped, or not), copied out.
 struct Expand<'a> {
     kept: &'a KeptPowers,
     need: usize,
     middles: bool,
+    swapped: bool,
 }
 
 impl Job for Expand<'_> {
@@ -422,9 +423,11 @@ impl Job for Expand<'_> {
         // SAFETY: the features are the caller's obligation.
         unsafe {
             if self.middles {
-                kept.table::<L, true>(self.need, &mut local).clone()
+                kept.table::<L, true>(self.need, self.swapped, &mut local)
+                    .clone()
             } else {
-                kept.table::<L, false>(self.need, &mut local).clone()
+                kept.table::<L, false>(self.need, self.swapped, &mut local)
+                    .clone()
             }
         }
     }
@@ -442,15 +445,18 @@ fn kept_expansion<I: Isa>(isa: I) {
         for p in 1..=KEPT {
             assert_eq!(k.get(p), want.get(p), "{:?}: kept H^{p}", isa.engine());
         }
-        for (need, middles) in (1..=TOP).flat_map(|n| [(n, true), (n, false)]) {
+        let shapes = [(true, false), (false, false), (true, true)];
+        for (need, (middles, swapped)) in (1..=TOP).flat_map(|n| shapes.map(|s| (n, s))) {
             // SAFETY: `Expand` has no obligation of its own.
             let t = unsafe {
                 isa.run(Expand {
                     kept: &k,
                     need,
                     middles,
+                    swapped,
                 })
             };
+            assert_eq!(t.is_swapped(), swapped);
             assert!(
                 t.holds() >= need,
                 "{:?}: {} < {need}",
@@ -458,12 +464,13 @@ fn kept_expansion<I: Isa>(isa: I) {
                 t.holds()
             );
             for p in 1..=t.holds() {
-                assert_eq!(
-                    t.get(p),
-                    want.get(p),
-                    "{:?}: need {need}, H^{p}",
-                    isa.engine()
-                );
+                // A half-swapped table holds each power with its 64-bit halves exchanged.
+                let w = if swapped {
+                    want.get(p).rotate_left(64)
+                } else {
+                    want.get(p)
+                };
+                assert_eq!(t.get(p), w, "{:?}: need {need}, H^{p}", isa.engine());
                 if !middles {
                     continue;
                 }
