@@ -251,23 +251,13 @@ pub struct Allow {
 }
 
 /// The allowed instructions.
-pub const ALLOWED: &[Allow] = &[
-    Allow {
-        symbols: &["::aesni::expand"],
-        mnemonic: "div",
-        public: true,
-        why: "`i % nk` in the FIPS-197 key expansion (`RoundKeys::expand`): the word index \
+pub const ALLOWED: &[Allow] = &[Allow {
+    symbols: &["::aesni::expand"],
+    mnemonic: "div",
+    public: true,
+    why: "`i % nk` in the FIPS-197 key expansion (`RoundKeys::expand`): the word index \
               and the key length in words, both public",
-    },
-    Allow {
-        symbols: &["::pclmul::fill_key"],
-        mnemonic: "movq",
-        public: false,
-        why: "the PCLMULQDQ key table's Karatsuba middles, `lo64 ^ hi64` of each power \
-              (`Key::set`), are XORed in general-purpose registers and stored; they stay \
-              data, and no branch or address depends on them",
-    },
-];
+}];
 
 /// A group of kernel symbols of one kind.
 pub struct Group {

@@ -3,9 +3,6 @@
 
 use core::mem::MaybeUninit;
 
-#[cfg(test)]
-use clmul_core::__private::Key;
-
 /// The most powers of H a kernel multiplies by: H^1..H^33. A stride of the widest loop is 32
 /// blocks (H^32..H^1); the last register of data and the length block after a bulk of
 /// iterations can be 32 + 1 blocks, hashed with one reduction.
@@ -130,11 +127,12 @@ impl PowerTable {
         }
     }
 
-    /// The table for GHASH's key `h = E_K(0^128)`, its powers computed with the detected
-    /// GHASH backend (the reference of the kernel's own fill, in the tests).
+    /// The table for GHASH's key `h = E_K(0^128)` (in POLYVAL's domain,
+    /// `mulX_POLYVAL(ByteReverse(h))`), every power by the portable multiply: the tests'
+    /// reference for the kernel's own fill.
     #[cfg(test)]
     pub(crate) fn ghash(h: &[u8; 16]) -> Self {
-        Self::from_key(&clmul_core::Ghash::new(h).__full_key())
+        Self::from_h(clmul_core::soft::mulx(u128::from_be_bytes(*h)))
     }
 
     /// The power and middle entries, for the kernel's fill of a table (then
@@ -146,26 +144,25 @@ impl PowerTable {
         (&mut self.pow, &mut self.powx)
     }
 
-    /// The table for POLYVAL's key `h`, with `clmul_core`'s multiplies (the reference of the
-    /// kernel's own fill, `engine::polyval_table`, in the tests).
+    /// The table for POLYVAL's key `h`, every power by the portable multiply (the tests'
+    /// reference for the kernel's own fill, `engine::polyval_table`).
     #[cfg(test)]
     pub(crate) fn polyval(h: &[u8; 16]) -> Self {
-        Self::from_key(&clmul_core::Polyval::new(h).__full_key())
+        Self::from_h(u128::from_le_bytes(*h))
     }
 
-    /// H^1..H^32 from `clmul_core`'s table, and H^33 = H^32 * H (one portable multiply).
+    /// H^1..H^TOP of the POLYVAL key `h`, each power the portable product of the one below
+    /// and `h`.
     #[cfg(test)]
     #[allow(unsafe_code)]
-    fn from_key(key: &Key) -> Self {
+    fn from_h(h: u128) -> Self {
         let mut t = PowerTable::new();
         t.zero_pad();
-        for k in 1..=clmul_core::POWERS {
-            t.set(k, key.get(k));
+        let mut p = h;
+        for k in 1..=TOP {
+            t.set(k, p);
+            p = clmul_core::soft::dot(p, h);
         }
-        t.set(
-            TOP,
-            clmul_core::soft::dot(key.get(clmul_core::POWERS), key.get(1)),
-        );
         // SAFETY: the pad and every power H^1..H^TOP with its middle were written just above.
         unsafe { t.set_holds(TOP, true) };
         t

@@ -74,27 +74,25 @@ mod x86;
 mod aarch64;
 
 pub use backend::Backend;
-pub use powers::POWERS;
 pub use state::{Ghash, Hasher, Polyval};
 
 #[doc(hidden)]
 #[cfg(any(target_arch = "x86", target_arch = "x86_64", target_arch = "aarch64"))]
 pub use cpufeatures as __cpufeatures;
 
-/// Building blocks for the fused AES-GCM kernels of our `aes-gcm` (not a stable API).
+/// What the workspace's other crates and this crate's integration tests reach inside (not a
+/// stable API): the constant-time check's declassification (`aead-engines`' tag check), the
+/// AVX (ymm) state detection and the AVX-512 three-way XOR (the backend tests).
 #[doc(hidden)]
 pub mod __private {
-    #[cfg(target_arch = "aarch64")]
-    pub use crate::aarch64::pmull;
-    pub use crate::powers::{Key, POWERS, SMALL, Small};
-    pub use crate::state::for_padded_blocks;
     pub use crate::taint::declassify;
     #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
-    pub use crate::x86::pclmul;
-    #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
     pub use crate::x86::ymm;
+    /// The AVX-512 tier's detection and three-way XOR (`tests/taint_swaps.rs`).
     #[cfg(target_arch = "x86_64")]
-    pub use crate::x86::{avx2, avx512};
+    pub mod avx512 {
+        pub use crate::x86::avx512::{available, xor3, xor3_two};
+    }
 }
 
 /// Declares a CPU tier: a `cpufeatures` detection module and `unsafe fn`s compiled with exactly

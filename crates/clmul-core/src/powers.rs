@@ -1,41 +1,24 @@
-//! Powers of the hash key H: the few a keyed state keeps, and the full table of the fused
-//! AES-GCM kernels.
+//! Powers of the hash key H that a keyed state keeps.
 //!
 //! The wide loops hash a stride of `n` blocks against `H^n..H^1` with one reduction
-//! (aggregated reduction). Where those powers live depends on who uses them:
+//! (aggregated reduction). A keyed POLYVAL/GHASH state keeps [`Small`], at most H^1..H^4 (64
+//! bytes): H from key setup, H^2..H^4 once a message of two blocks or more came (on the
+//! portable backend, one of `portable::POWERS_FROM` blocks). What a wider stride needs,
+//! H^5..H^8 (the 8-block strides), H^9..H^16 and on the 512-bit backend H^17..H^32, is
+//! computed in registers at the start of each update that uses it, in doubling rounds of
+//! whole registers (one multiply per four new powers on the 512-bit backend): tens of cycles
+//! against the hundreds or more that input takes. The state stays at 96 bytes, so creating,
+//! cloning and moving it per message is a few register copies, not a `memcpy` whose stores a
+//! later wide load has to wait for.
 //!
-//! - A keyed POLYVAL/GHASH state keeps [`Small`], at most H^1..H^4 (64 bytes): H from key
-//!   setup, H^2..H^4 once a message of two blocks or more came (on the portable backend, one
-//!   of `portable::POWERS_FROM` blocks). What a wider stride needs, H^5..H^8 (the 8-block
-//!   strides), H^9..H^16 and on the 512-bit backend H^17..H^32, is computed in registers at
-//!   the start of each update that uses it, in doubling rounds of whole registers (one
-//!   multiply per four new powers on the 512-bit backend): tens of cycles against the hundreds
-//!   or more that input takes. The state stays at 96 bytes, so creating, cloning and moving
-//!   it per message is a few register copies, not a `memcpy` whose stores a later wide load
-//!   has to wait for.
-//! - The fused AES-GCM kernels, whose key lives as long as the AEAD key, use [`Key`]: all
-//!   [`POWERS`] powers and their Karatsuba middles, computed once at key setup.
-//!
-//! # Layout
-//!
-//! Both tables store H^k at index `LEN - k` (highest power first), so the `n` powers a run of
-//! `n` blocks needs, H^n (first block) down to H^1 (last block), are the contiguous tail
-//! `[LEN - n..]`: one vector load per group of blocks, for any `n`.
+//! [`Small`] stores H^k at word `WORDS * (SMALL - k)` (highest power first), so the `n`
+//! powers a run of `n <= SMALL` blocks needs, H^n (first block) down to H^1 (last block), are
+//! contiguous.
 
 use core::sync::atomic::Ordering::Relaxed;
 
-/// The most powers of H any kernel uses (the AVX-512 stride).
-pub const POWERS: usize = 32;
-
 /// The most powers a keyed state keeps: H^1..H^SMALL.
 pub const SMALL: usize = 4;
-
-/// The Karatsuba middle operand of `v`: `lo64 ^ hi64`, in both halves.
-#[inline(always)]
-pub fn middle(v: u128) -> u128 {
-    let x = (v as u64) ^ ((v >> 64) as u64);
-    u128::from(x) | (u128::from(x) << 64)
-}
 
 /// The words the kept powers are stored in: relaxed atomics, 64 bits wide where the target
 /// has them and 32 bits wide elsewhere (32-bit PowerPC, microcontrollers).
@@ -145,69 +128,5 @@ impl Small {
         for w in &mut self.w {
             zeroize::Zeroize::zeroize(w.get_mut());
         }
-    }
-}
-
-/// All [`POWERS`] powers of H and their Karatsuba middles, for the fused AES-GCM kernels.
-///
-/// `pow[POWERS - k]` holds H^k; `powx[j]` holds the Karatsuba middle operand of `pow[j]`,
-/// `lo64 ^ hi64`, in both 64-bit halves.
-#[derive(Clone)]
-#[repr(C, align(64))]
-pub struct Key {
-    /// `pow[POWERS - k]` = H^k.
-    pub pow: [u128; POWERS],
-    /// `powx[j]` = the Karatsuba middle operand of `pow[j]`, in both halves.
-    pub powx: [u128; POWERS],
-}
-
-impl Key {
-    /// The all-zero table (for kernels run without hashing, which never read it).
-    pub const ZERO: Key = Key {
-        pow: [0; POWERS],
-        powx: [0; POWERS],
-    };
-
-    /// H^k, for `1 <= k <= POWERS`.
-    #[inline]
-    pub fn get(&self, k: usize) -> u128 {
-        self.pow[POWERS - k]
-    }
-
-    /// Stores H^k and its middle.
-    #[inline]
-    pub fn set(&mut self, k: usize, v: u128) {
-        self.pow[POWERS - k] = v;
-        self.powx[POWERS - k] = middle(v);
-    }
-
-    /// The `n` powers H^n..H^1 and their middles, in the order the blocks use them.
-    #[inline]
-    pub fn tail(&self, n: usize) -> (&[u128], &[u128]) {
-        (&self.pow[POWERS - n..], &self.powx[POWERS - n..])
-    }
-
-    /// Fills H^(have+1)..H^POWERS from H^1..H^have with `mul`, doubling: round `r` multiplies
-    /// H^1..H^h by H^h, so the products of one round are independent (a dependency depth of
-    /// log2(POWERS)). For the backends that multiply one power at a time.
-    pub(crate) fn fill_with(&mut self, have: usize, mul: impl Fn(u128, u128) -> u128) {
-        let mut have = have.max(1);
-        while have < POWERS {
-            let top = self.get(have);
-            let next = POWERS.min(2 * have);
-            for k in have + 1..=next {
-                let v = mul(self.get(k - have), top);
-                self.set(k, v);
-            }
-            have = next;
-        }
-    }
-}
-
-#[cfg(feature = "zeroize")]
-impl Drop for Key {
-    fn drop(&mut self) {
-        zeroize::Zeroize::zeroize(&mut self.pow);
-        zeroize::Zeroize::zeroize(&mut self.powx);
     }
 }

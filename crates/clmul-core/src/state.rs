@@ -233,21 +233,6 @@ impl<const GHASH: bool> Hasher<GHASH> {
         self.len.store(SMALL as u8, Ordering::Release);
     }
 
-    /// The full table of [`crate::POWERS`] powers for the fused AES-GCM kernels, computed with
-    /// this state's backend. Not a stable API.
-    #[doc(hidden)]
-    pub fn __full_key(&self) -> crate::powers::Key {
-        let h = self.small.get(1);
-        // The table is in POLYVAL's domain; a GHASH state on the 512-bit backend keeps GHASH's
-        // natural-order H (see `build`).
-        let h = if self.natural {
-            soft::mulx(h.reverse_bits())
-        } else {
-            h
-        };
-        full_key(self.backend, h)
-    }
-
     /// Absorbs `blocks` into an accumulator kept outside the state (`acc` as
     /// [`Self::set_state`]/[`Self::finalize`] would take and give it), so one keyed state can
     /// serve many messages through `&self`. An input of two blocks or more first keeps
@@ -359,31 +344,6 @@ fn powers4(backend: Backend, natural: bool, h: u128) -> [u128; 4] {
         Backend::PmullEor3 => unsafe { crate::aarch64::pmull::eor3::powers4(h) },
         _ => crate::portable::powers4(h),
     }
-}
-
-/// All [`crate::POWERS`] powers of `h` with `backend`'s multiplies.
-fn full_key(backend: Backend, h: u128) -> crate::powers::Key {
-    let mut key = crate::powers::Key::ZERO;
-    key.set(1, h);
-    match backend {
-        #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
-        // SAFETY: as in `powers4`.
-        Backend::Pclmul => unsafe { crate::x86::pclmul::fill_key(&mut key) },
-        #[cfg(target_arch = "x86_64")]
-        // SAFETY: as in `powers4`.
-        Backend::Avx2 => unsafe { crate::x86::avx2::fill_key(&mut key) },
-        #[cfg(target_arch = "x86_64")]
-        // SAFETY: as in `powers4`.
-        Backend::Avx512 => unsafe { crate::x86::avx512::fill_key(&mut key) },
-        #[cfg(target_arch = "aarch64")]
-        // SAFETY: as in `powers4`.
-        Backend::Pmull => unsafe { crate::aarch64::pmull::fill_key(&mut key) },
-        #[cfg(target_arch = "aarch64")]
-        // SAFETY: as in `powers4`.
-        Backend::PmullEor3 => unsafe { crate::aarch64::pmull::eor3::fill_key(&mut key) },
-        _ => key.fill_with(1, soft::dot),
-    }
-    key
 }
 
 /// Runs the backend's kernel over `blocks` with the kept powers H^1..H^len (in GHASH's natural

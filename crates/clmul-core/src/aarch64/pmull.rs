@@ -11,7 +11,7 @@
 
 use core::arch::aarch64::*;
 
-use crate::powers::{Key, SMALL, Small};
+use crate::powers::{SMALL, Small};
 
 /// Blocks per stride.
 pub(crate) const STRIDE: usize = 8;
@@ -93,40 +93,6 @@ macro_rules! pmull_tier {
                 let lo = veorq_u64(swap(lo), t);
                 let lo = veorq_u64(swap(lo), clmul_lo(lo, k));
                 veorq_u64(hi, lo)
-            }
-
-            #[inline]
-            fn run<const GHASH: bool>(y: uint64x2_t, blocks: &[[u8; 16]], pow: &[u128], powx: &[u128]) -> uint64x2_t {
-                let zero = vdupq_n_u64(0);
-                let mut acc = Acc { lo: zero, mid: zero, hi: zero };
-                let mut first = y;
-                for ((b, h), hx) in blocks.iter().zip(pow).zip(powx) {
-                    let x = veorq_u64(load::<GHASH>(b), first);
-                    first = zero;
-                    mul_acc(&mut acc, x, load_u128(h), load_u128(hx));
-                }
-                reduce(acc)
-            }
-
-            /// Absorbs `blocks` into `acc`.
-            pub fn update<const GHASH: bool>(key: &Key, acc: &mut u128, blocks: &[[u8; 16]]) {
-                let mut y = load_u128(acc);
-                let (chunks, tail) = blocks.as_chunks::<STRIDE>();
-                let (pow, powx) = key.tail(STRIDE);
-                for c in chunks {
-                    y = run::<GHASH>(y, c, pow, powx);
-                }
-                if !tail.is_empty() {
-                    let (pow, powx) = key.tail(tail.len());
-                    y = run::<GHASH>(y, tail, pow, powx);
-                }
-                *acc = to_u128(y);
-            }
-
-            /// `a * b` as `u128`s.
-            #[inline]
-            fn dot_u128(a: u128, b: u128) -> u128 {
-                to_u128(dot(load_u128(&a), load_u128(&b)))
             }
 
             /// Hashes `blocks` against the powers in registers (`pw.len() == blocks.len()`, `px` their
@@ -249,10 +215,6 @@ macro_rules! pmull_tier {
                 pw
             }
 
-            /// Fills all of `key` from its H^1.
-            pub fn fill_key(key: &mut Key) {
-                key.fill_with(1, |a, b| dot_u128(a, b));
-            }
         }
     };
 }
@@ -264,7 +226,7 @@ pub mod eor3 {
     use core::arch::aarch64::*;
 
     use super::{Acc, STRIDE};
-    use crate::powers::{Key, SMALL, Small};
+    use crate::powers::{SMALL, Small};
 
     pmull_tier!("aes", "sha2", "sha3");
 }

@@ -1,10 +1,10 @@
 //! 512-bit VPCLMULQDQ backend (AVX-512).
 //!
-//! Four blocks per `zmm` register, `STRIDE` = 32 blocks (eight registers) per reduction:
+//! Four blocks per `zmm` register, 32 blocks (eight registers) per reduction:
 //!
 //! - Each register of blocks is multiplied by the matching register of powers H^n..H^(n-3)
 //!   with Karatsuba (three `vpclmulqdq` per register: `lo*lo`, `hi*hi`, and the middle term
-//!   against the key's precomputed `lo ^ hi`). On AMD Zen 4, `vpclmulqdq` issues once per two
+//!   against the power's `lo ^ hi`). On AMD Zen 4, `vpclmulqdq` issues once per two
 //!   cycles at every width, so the carry-less multiply count per byte is the bound, and
 //!   Karatsuba's 3 beats schoolbook's 4.
 //! - The 32 products are summed unreduced, lane by lane, then reduced lane-parallel (two
@@ -21,16 +21,11 @@
 //!   registers of blocks at a time, not from a word swap in registers (`mul_acc_pair`).
 //! - GHASH's byte reflection is a `vpshufb` on each register after its load.
 //!
-//! Two sets of entry points share that code:
-//!
-//! - [`update_small`] serves a keyed POLYVAL/GHASH state, which keeps H^1..H^4 at most (see
-//!   the `powers` module): up to four blocks go to the 128-bit code (shorter latency), up to 31
-//!   to strides of 8, up to 255 to strides of 16, longer inputs to strides of 32. The powers
-//!   above H^4 are computed in registers for the call, in doubling rounds of whole registers
-//!   (`doubled`: every new register of four powers is one multiply by the highest power so
-//!   far).
-//! - [`update`] and [`run`] serve the fused AES-GCM kernels, with every power in a
-//!   [`crate::powers::Key`] filled once per AES key ([`fill_key`]).
+//! [`update_small`] serves a keyed POLYVAL/GHASH state, which keeps H^1..H^4 at most (see the
+//! `powers` module): up to four blocks go to the 128-bit code (shorter latency), up to 31 to
+//! strides of 8, up to 255 to strides of 16, longer inputs to strides of 32. The powers above
+//! H^4 are computed in registers for the call, in doubling rounds of whole registers
+//! (`doubled`: every new register of four powers is one multiply by the highest power so far).
 //!
 //! The layout follows the approach of Gueron and Kounavis's aggregated reduction, and of the
 //! VPCLMULQDQ GHASH in Linux `arch/x86/crypto/aes-gcm-avx10-x86_64.S` (Eric Biggers), written
@@ -39,10 +34,7 @@
 use core::arch::x86_64::*;
 
 use super::pclmul;
-use crate::powers::{Key, POWERS, SMALL, Small};
-
-/// Blocks per stride.
-pub(crate) const STRIDE: usize = 32;
+use crate::powers::{SMALL, Small};
 
 /// Inputs of at least this many blocks get H^17..H^32 computed for strides of 32 (below it,
 /// strides of 16 and two fewer multiplies per call).
@@ -95,14 +87,6 @@ crate::target_tier! {
         // fault.
         let v = unsafe { _mm512_maskz_loadu_epi64(mask, base.cast()) };
         if GHASH { _mm512_shuffle_epi8(v, bswap_mask512()) } else { v }
-    }
-
-    /// Loads four powers (or their Karatsuba middles) starting at `p[0]`.
-    #[inline]
-    pub fn load_pow(p: &[u128; 4]) -> __m512i {
-        // SAFETY: `p` is 64 readable bytes; `loadu` needs no alignment (it is 64-byte aligned
-        // here: groups start at multiples of four in the 64-byte-aligned key table).
-        unsafe { _mm512_loadu_si512(p.as_ptr().cast()) }
     }
 
     /// H^4..H^1 (highest first, one per register) in one register.
@@ -247,54 +231,6 @@ crate::target_tier! {
             let g = rest.len() - 1;
             mul_acc_one::<D>(acc, b, pw(g), px(g));
         }
-    }
-
-    /// Hashes `blocks` (1 to 32), `y` added to the first block, against H^n..H^1; returns the
-    /// reduced result.
-    ///
-    /// Groups of four are aligned to the *end*: a partial group of `m = n % 4` blocks comes
-    /// first, in the top `m` lanes, so that every power load is a whole, 64-byte-aligned
-    /// group of the key table (`pow[POWERS - 4 * groups..]`) and only the data needs a mask.
-    #[inline]
-    pub fn run<const GHASH: bool>(y: __m128i, blocks: &[[u8; 16]], key: &Key) -> __m128i {
-        let n = blocks.len();
-        let m = n % 4;
-        let groups = n.div_ceil(4);
-        let (pow, _) = key.pow.as_chunks::<4>();
-        let (powx, _) = key.powx.as_chunks::<4>();
-        let first = POWERS / 4 - groups;
-        // `y` goes into the lane of block 0: the first lane of the partial group, if any.
-        let lane = (4 - m) % 4;
-        let y = _mm512_maskz_broadcast_i32x4(0xf << (4 * lane), y);
-        let mut acc = [_mm512_setzero_si512(); 3];
-        let (x0, rest) = if m == 0 {
-            (load4::<GHASH>(blocks.as_ptr()), &blocks[4..])
-        } else {
-            (load_partial::<GHASH>(&blocks[..m]), &blocks[m..])
-        };
-        mul_acc(&mut acc, _mm512_xor_si512(x0, y), load_pow(&pow[first]), load_pow(&powx[first]));
-        let (rest, _) = rest.as_chunks::<4>();
-        let pw = |g: usize| load_pow(&pow[first + 1 + g]);
-        let px = |g: usize| load_pow(&powx[first + 1 + g]);
-        if GHASH {
-            mul_acc_groups::<GHASH_REFLECTED>(&mut acc, rest, pw, px);
-        } else {
-            mul_acc_groups::<POLYVAL>(&mut acc, rest, pw, px);
-        }
-        hsum(reduce512(acc[0], acc[1], acc[2]))
-    }
-
-    /// Absorbs `blocks` into `acc`.
-    pub fn update<const GHASH: bool>(key: &Key, acc: &mut u128, blocks: &[[u8; 16]]) {
-        let mut y = pclmul::load_u128(acc);
-        let (chunks, tail) = blocks.as_chunks::<STRIDE>();
-        for c in chunks {
-            y = run::<GHASH>(y, c, key);
-        }
-        if !tail.is_empty() {
-            y = run::<GHASH>(y, tail, key);
-        }
-        pclmul::store_u128(acc, y);
     }
 
     /// Each byte's bits reversed, in every lane (GF2P8AFFINEQB with the bit-reversal matrix):
@@ -448,8 +384,8 @@ crate::target_tier! {
     /// the powers in registers (`pw[g]` = H^(4(G-g))..H^(4(G-g)-3), `px` their middles);
     /// reduced.
     ///
-    /// Groups of four are aligned to the end, as in [`run`]: a partial first group sits in the
-    /// top lanes of its register; the power lanes below it meet zero data.
+    /// Groups of four are aligned to the end: a partial first group sits in the top lanes of
+    /// its register; the power lanes below it meet zero data.
     #[inline]
     fn run_regs<const D: u8, const G: usize>(y: __m128i, blocks: &[[u8; 16]], pw: &[__m512i; G], px: &[__m512i; G]) -> __m128i {
         let n = blocks.len();
@@ -560,21 +496,4 @@ crate::target_tier! {
         pclmul::powers_u128(pclmul::ladder4(pclmul::from_u128(h), |a, b| dot_d::<GHASH_NATURAL>(a, b), |a| sq_d::<GHASH_NATURAL>(a)))
     }
 
-    /// Fills all of `key` from its H^1: H^2..H^4, then H^5..H^32 in three doubling rounds of
-    /// whole registers (one, two and four 512-bit multiplies).
-    pub fn fill_key(key: &mut Key) {
-        let kept = pclmul::ladder4(pclmul::from_u128(key.get(1)), |a, b| pclmul::dot(a, b), |a| pclmul::square(a));
-        let r8 = doubled::<POLYVAL, 1, 2>(&[quad(&kept)]);
-        let r32 = doubled::<POLYVAL, 4, 8>(&doubled::<POLYVAL, 2, 4>(&r8));
-        let rx = middles(&r32);
-        let (pow, _) = key.pow.as_chunks_mut::<4>();
-        let (powx, _) = key.powx.as_chunks_mut::<4>();
-        for g in 0..POWERS / 4 {
-            // SAFETY: each chunk is 64 writable bytes.
-            unsafe {
-                _mm512_storeu_si512(pow[g].as_mut_ptr().cast(), r32[g]);
-                _mm512_storeu_si512(powx[g].as_mut_ptr().cast(), rx[g]);
-            }
-        }
-    }
 }

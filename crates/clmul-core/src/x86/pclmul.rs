@@ -15,7 +15,7 @@ use core::arch::x86::*;
 #[cfg(target_arch = "x86_64")]
 use core::arch::x86_64::*;
 
-use crate::powers::{Key, SMALL, Small};
+use crate::powers::{SMALL, Small};
 
 /// Blocks per stride.
 pub(crate) const STRIDE: usize = 8;
@@ -46,13 +46,6 @@ crate::target_tier! {
         // SAFETY: `block` is 16 readable bytes and `loadu` has no alignment requirement.
         let v = unsafe { _mm_loadu_si128(block.as_ptr().cast()) };
         if GHASH { _mm_shuffle_epi8(v, bswap_mask()) } else { v }
-    }
-
-    /// Loads a `u128` (a power of H or the accumulator) from memory.
-    #[inline]
-    pub fn load_u128(v: &u128) -> __m128i {
-        // SAFETY: a `u128` is 16 readable bytes, little-endian on x86.
-        unsafe { _mm_loadu_si128((v as *const u128).cast()) }
     }
 
     /// Loads a `u128` of a keyed state (its accumulator or a kept power) as two 8-byte
@@ -173,40 +166,6 @@ crate::target_tier! {
         let bx = _mm_xor_si128(b, _mm_shuffle_epi32::<0x4e>(b));
         mul_acc(&mut acc, a, b, bx);
         reduce(acc)
-    }
-
-    /// Hashes `blocks` (at most `STRIDE`) against the matching powers (`pow.len() ==
-    /// blocks.len()`), the first block plus `y`; returns the reduced result: `run_regs` on
-    /// the powers loaded from the key table.
-    #[inline]
-    pub fn run<const GHASH: bool>(
-        y: __m128i,
-        blocks: &[[u8; 16]],
-        pow: &[u128],
-        powx: &[u128],
-    ) -> __m128i {
-        let n = blocks.len();
-        assert!(n <= STRIDE && pow.len() == n && powx.len() == n);
-        let (mut pw, mut px) = ([_mm_setzero_si128(); STRIDE], [_mm_setzero_si128(); STRIDE]);
-        for (r, v) in pw.iter_mut().zip(pow).chain(px.iter_mut().zip(powx)) {
-            *r = load_u128(v);
-        }
-        run_regs::<GHASH>(y, blocks, &pw[..n], &px[..n])
-    }
-
-    /// Absorbs `blocks` into `acc`.
-    pub fn update<const GHASH: bool>(key: &Key, acc: &mut u128, blocks: &[[u8; 16]]) {
-        let mut y = load_u128(acc);
-        let (chunks, tail) = blocks.as_chunks::<STRIDE>();
-        let (pow, powx) = key.tail(STRIDE);
-        for c in chunks {
-            y = run::<GHASH>(y, c, pow, powx);
-        }
-        if !tail.is_empty() {
-            let (pow, powx) = key.tail(tail.len());
-            y = run::<GHASH>(y, tail, pow, powx);
-        }
-        store_u128(acc, y);
     }
 
     /// Hashes `blocks` against the powers in registers (`pw.len() == blocks.len()`, `px` their
@@ -361,22 +320,10 @@ crate::target_tier! {
         store_u128(acc, y);
     }
 
-    /// `a * b` as `u128`s.
-    #[inline]
-    fn dot_u128(a: u128, b: u128) -> u128 {
-        let mut p = 0u128;
-        store_u128(&mut p, dot(from_u128(a), from_u128(b)));
-        p
-    }
-
     /// [H, H^2, H^3, H^4] in POLYVAL's domain ([`ladder4`]).
     #[inline]
     pub fn powers4(h: u128) -> [u128; 4] {
         powers_u128(ladder4(from_u128(h), |a, b| dot(a, b), |a| square(a)))
     }
 
-    /// Fills all of `key` from its H^1.
-    pub fn fill_key(key: &mut Key) {
-        key.fill_with(1, |a, b| dot_u128(a, b));
-    }
 }
