@@ -1,5 +1,6 @@
 //! `cargo xtask bench`: the headline comparison, and with `--full` the criterion benchmarks
-//! against RustCrypto, ring and aws-lc-rs; the README's benchmark section regenerated from
+//! against RustCrypto, ring and aws-lc-rs; the benchmark sections (README.md's headline,
+//! docs/BENCHMARKS.md's others) regenerated from
 //! their results.
 //!
 //! By default it runs `benches/benches/headline.rs` (about a minute once built): ours
@@ -18,7 +19,7 @@
 //! `polyval` 0.7, the second for 0.6, so that ours is compared with them in the same run). Then
 //! `benches`' `report` tool turns criterion's medians into markdown (GB/s, cycles/byte from
 //! the core clock the benches measure, ratios) and SVG charts, which replace the text between
-//! the `<!-- bench:start -->` and `<!-- bench:end -->` markers of README.md. The aead 0.5
+//! the `<!-- bench:start -->` and `<!-- bench:end -->` markers of docs/BENCHMARKS.md. The aead 0.5
 //! generation's groups (`gen010-*`: our `aes-gcm` 0.10, `polyval` 0.6, `ghash` 0.5 against
 //! RustCrypto's 0.10.3, 0.6.2, 0.5.1) get a section of their own.
 
@@ -37,16 +38,16 @@ aws-lc-rs: POLYVAL/GHASH, AES-GCM, AES-GCM-SIV, both generations, the portable b
 the long tables and docs/*.svg.
 
   --lto             the headline with lto = \"fat\", codegen-units = 1 (in target/lto),
-                    into README.md's LTO headline table instead
+                    into docs/BENCHMARKS.md's LTO headline table instead
   --full            the criterion matrix too (half an hour and more on two cores)
   --quick           with --full: shorter measurements (0.5 s warm-up, 1 s measurement)
   --pin             run each bench pinned to CPU 1 at real-time priority (taskset, chrt;
                     needs root) to cut the noise of a shared machine
-  --no-run-benches  only regenerate the README sections from existing results
+  --no-run-benches  only regenerate the benchmark sections from existing results
   --only STEP       with --full: run only this step of the matrix (repeatable): uhf,
                     uhf-paired (POLYVAL/GHASH interleaved with RustCrypto), aead, siv,
                     siv-polyval (RustCrypto's aes-gcm-siv with our polyval), soft,
-                    soft-paired; the README sections are regenerated from all results
+                    soft-paired; the benchmark sections are regenerated from all results
 ";
 
 const HEADLINE_START: &str = "<!-- headline:start -->";
@@ -70,7 +71,7 @@ const GEN011: &str = "gen011-";
 /// The prefix of the groups of RustCrypto's AES-GCM-SIV with our polyval patched in.
 const PATCHED: &str = "polyval-patched-";
 
-/// The interleaved POLYVAL/GHASH tables (`uhf_paired.rs`): step name, README section
+/// The interleaved POLYVAL/GHASH tables (`uhf_paired.rs`): step name, documentation section
 /// markers, and whether the build is the forced-portable one (in `target/soft`).
 const PAIRED: [(&str, &str, &str, bool); 2] = [
     (
@@ -177,7 +178,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
     ensure_section(&root, &markers, family.title, lto)?;
     splice(&root, &markers.0, &markers.1, &table)?;
     println!(
-        "bench: README.md {}headline table for {} updated",
+        "bench: {}headline table for {} updated",
         if lto { "LTO " } else { "" },
         family.title
     );
@@ -228,10 +229,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
         let path = paired_dir(soft_build).join("uhf-paired.md");
         match fs::read_to_string(&path) {
             Ok(table) => splice(&root, start, end, &table)?,
-            Err(e) => println!(
-                "bench: {}: {e}; its README section left as it was",
-                path.display()
-            ),
+            Err(e) => println!("bench: {}: {e}; its section left as it was", path.display()),
         }
     }
 
@@ -397,20 +395,21 @@ pub fn run(args: &[String]) -> Result<(), String> {
     }
 
     splice(&root, START, END, &md)?;
-    println!("bench: README.md and docs/*.svg updated");
+    println!("bench: docs/BENCHMARKS.md and docs/*.svg updated");
     Ok(())
 }
 
-/// Replaces the text of README.md between the markers `start` and `end` with `md`.
+/// Replaces the text between the markers `start` and `end` of the page that has them
+/// ([`crate::table::marked_page`]: README.md or a page of `docs/`) with `md`.
 fn splice(root: &Path, start: &str, end: &str, md: &str) -> Result<(), String> {
-    let readme = root.join("README.md");
-    let text = fs::read_to_string(&readme).map_err(|e| format!("README.md: {e}"))?;
+    let (page, text) = crate::table::marked_page(root, start)?;
+    let name = page.display();
     let (a, b) = match (text.find(start), text.find(end)) {
         (Some(a), Some(b)) if a < b => (a + start.len(), b),
-        _ => return Err(format!("README.md lacks the {start} ... {end} markers")),
+        _ => return Err(format!("{name} lacks the {start} ... {end} markers")),
     };
     let new = format!("{}\n{}\n{}", &text[..a], md.trim_end(), &text[b..]);
-    fs::write(&readme, new).map_err(|e| format!("README.md: {e}"))
+    fs::write(&page, new).map_err(|e| format!("{name}: {e}"))
 }
 
 fn bench(
@@ -512,8 +511,9 @@ fn revision(root: &Path) -> String {
     )
 }
 
-/// A CPU family with a headline table of its own in README.md: the engine it runs and the peer
-/// that family's targets are set against differ (see README's targets table).
+/// A CPU family with a headline table of its own (README.md; docs/BENCHMARKS.md for LTO): the
+/// engine it runs and the peer that family's targets are set against differ (see the targets
+/// table in docs/BENCHMARKS.md).
 #[derive(Clone, Copy)]
 struct Family {
     /// In the markers: `<!-- headline-SLUG:start -->` (none for Zen 4/5's, the plain markers).
@@ -556,24 +556,24 @@ fn family_markers((start, end): (&str, &str), family: Family) -> (String, String
     (add(start), add(end))
 }
 
-/// Adds a section for the family's table after the plain table of the same profile, if
-/// README.md has no markers for it yet.
+/// Adds a section for the family's table after the plain table of the same profile (in the
+/// page that has it: README.md for the default profile, `docs/BENCHMARKS.md` for LTO), if no
+/// page has markers for it yet.
 fn ensure_section(
     root: &Path,
     markers: &(String, String),
     title: &str,
     lto: bool,
 ) -> Result<(), String> {
-    let readme = root.join("README.md");
-    let text = fs::read_to_string(&readme).map_err(|e| format!("README.md: {e}"))?;
-    if text.contains(&markers.0) {
+    if crate::table::marked_page(root, &markers.0).is_ok() {
         return Ok(());
     }
     let after = if lto { HEADLINE_LTO_END } else { HEADLINE_END };
+    let (page, text) = crate::table::marked_page(root, after)?;
     let at = text
         .find(after)
         .map(|i| i + after.len())
-        .ok_or_else(|| format!("README.md lacks the {after} marker"))?;
+        .unwrap_or(text.len());
     let section = format!(
         "\n\n#### {title}{}\n\n{}\n{}",
         if lto { ", LTO profile" } else { "" },
@@ -581,7 +581,7 @@ fn ensure_section(
         markers.1
     );
     let new = format!("{}{section}{}", &text[..at], &text[at..]);
-    fs::write(&readme, new).map_err(|e| format!("README.md: {e}"))
+    fs::write(&page, new).map_err(|e| format!("{}: {e}", page.display()))
 }
 
 /// "model name", "cpu family" and "model" from /proc/cpuinfo (with the core's name where

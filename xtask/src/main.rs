@@ -52,7 +52,8 @@ Commands:
                   the patch recipe, `ct --quick` and `cross-test --quick --install`
   bench           the headline comparison against ring, aws-lc-rs and RustCrypto (with
                   --lto: in the LTO profile; with --full: the criterion benchmarks too);
-                  rewrites the README's benchmark sections (and docs/*.svg)
+                  rewrites the benchmark sections (README.md's headline,
+                  docs/BENCHMARKS.md, docs/*.svg)
   cross-test      run the tests on big- and little-endian targets under QEMU, the x86
                   dispatch ladder and Miri (see `cargo xtask cross-test --help`)
   upstream-tests  the published polyval/ghash/aes-gcm/aes-gcm-siv (both generations) and

@@ -22,8 +22,8 @@
 //!    (`generated-src/`), each assembled with the C compiler of its architecture, and prints
 //!    ours / peer for the loop each CPU model runs (the peer that CPU's users get).
 //!
-//! Prints the tables; `--readme` also replaces README's `<!-- mca:start -->` ... `<!-- mca:end -->`
-//! section with them. `--install` gets Debian's `llvm-19` (llvm-mca, llvm-objdump, llvm-nm) with
+//! Prints the tables; `--readme` also replaces the `<!-- mca:start -->` ... `<!-- mca:end -->`
+//! section of docs/BENCHMARKS.md with them. `--install` gets Debian's `llvm-19` (llvm-mca, llvm-objdump, llvm-nm) with
 //! apt-get when they are missing, and the aarch64 Rust target with rustup.
 
 use std::collections::{BTreeMap, HashMap};
@@ -44,7 +44,7 @@ size; then the peers' own loops (ring's and aws-lc-sys's assembly from cargo's r
 assembled with cc / aarch64-linux-gnu-gcc) and ours / peer for the loop each model runs.
 
   --install      install llvm-19 with apt-get and the aarch64 Rust target when missing
-  --readme       also rewrite README.md's mca section (between <!-- mca:start/end -->)
+  --readme       also rewrite the mca section of docs/BENCHMARKS.md (<!-- mca:start/end -->)
   --cpu MODEL    only these models (repeatable)
   --no-build     reuse target/mca from the last run
   --no-peers     leave out the peers' loops
@@ -413,7 +413,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
     }
     if o.readme {
         splice_readme(&root, &md)?;
-        println!("mca: README.md updated");
+        println!("mca: docs/BENCHMARKS.md updated");
     }
     Ok(())
 }
@@ -1147,12 +1147,16 @@ fn ours(syms: &[(String, u64)]) -> impl Iterator<Item = &(String, u64)> {
 fn splice_readme(root: &Path, md: &str) -> Result<(), String> {
     const START: &str = "<!-- mca:start -->";
     const END: &str = "<!-- mca:end -->";
-    let path = root.join("README.md");
-    let text = fs::read_to_string(&path).map_err(|e| format!("README.md: {e}"))?;
+    let (page, text) = crate::table::marked_page(root, START)?;
     let (a, b) = match (text.find(START), text.find(END)) {
         (Some(a), Some(b)) if a < b => (a + START.len(), b),
-        _ => return Err(format!("README.md lacks the {START} ... {END} markers")),
+        _ => {
+            return Err(format!(
+                "{} lacks the {START} ... {END} markers",
+                page.display()
+            ));
+        }
     };
     let new = format!("{}\n{}\n{}", &text[..a], md.trim_end(), &text[b..]);
-    fs::write(&path, new).map_err(|e| format!("README.md: {e}"))
+    fs::write(&page, new).map_err(|e| format!("{}: {e}", page.display()))
 }

@@ -40,6 +40,34 @@ pub fn render(header: &[&str], rows: &[Vec<String>], right: usize, rule: bool) -
     out
 }
 
+/// The page of the documentation that holds `marker` (README.md, then the pages of `docs/`),
+/// and its text: where `cargo xtask bench` and `mca` write their tables.
+pub fn marked_page(
+    root: &std::path::Path,
+    marker: &str,
+) -> Result<(std::path::PathBuf, String), String> {
+    let mut pages = vec![root.join("README.md")];
+    if let Ok(rd) = std::fs::read_dir(root.join("docs")) {
+        let mut docs: Vec<_> = rd
+            .flatten()
+            .map(|e| e.path())
+            .filter(|p| p.extension().is_some_and(|e| e == "md"))
+            .collect();
+        docs.sort();
+        pages.extend(docs);
+    }
+    for page in pages {
+        if let Ok(text) = std::fs::read_to_string(&page)
+            && text.contains(marker)
+        {
+            return Ok((page, text));
+        }
+    }
+    Err(format!(
+        "no page of README.md or docs/ has the marker {marker}"
+    ))
+}
+
 #[cfg(test)]
 mod tests {
     #[test]
