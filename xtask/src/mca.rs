@@ -336,28 +336,20 @@ pub fn run(args: &[String]) -> Result<(), String> {
     let mut md = String::new();
     md.push_str(&format!("| {} |\n", header.join(" | ")));
     md.push_str(&format!("|---|---:|{}\n", "---:|".repeat(models.len())));
+    // One row per loop, ours then the peers': the name, the code size, the cells.
+    let our_rows = rows.iter().map(|(e, size, lp, cells)| {
+        let size = size.map_or("(same)".to_string(), |s| {
+            format!("{:.1} KB", s as f64 / 1000.0)
+        });
+        (format!("{} ({} B/iter)", e.name, lp.bytes), size, cells)
+    });
+    let theirs = peers.iter().map(|(p, lp, cells)| {
+        let name = format!("peer: {} ({} B/iter)", p.name, lp.bytes);
+        (name, String::new(), cells)
+    });
     let mut text_rows = Vec::new();
-    for (e, size, lp, cells) in &rows {
-        let mut row = vec![
-            format!("{} ({} B/iter)", e.name, lp.bytes),
-            size.map_or("(same)".to_string(), |s| {
-                format!("{:.1} KB", s as f64 / 1000.0)
-            }),
-        ];
-        for c in cells {
-            row.push(match c {
-                None => "n/a".to_string(),
-                Some((a, b)) => format!("{:.1} / {:.1}, {}", a.per64, b.per64, a.busiest),
-            });
-        }
-        md.push_str(&format!("| {} |\n", row.join(" | ")));
-        text_rows.push(row);
-    }
-    for (p, lp, cells) in &peers {
-        let mut row = vec![
-            format!("peer: {} ({} B/iter)", p.name, lp.bytes),
-            String::new(),
-        ];
+    for (name, size, cells) in our_rows.chain(theirs) {
+        let mut row = vec![name, size];
         for c in cells {
             row.push(match c {
                 None => "n/a".to_string(),
@@ -588,22 +580,9 @@ fn assemble(reg: &Registry, p: &PeerFn, out: &Path, install: bool) -> Result<Pat
         Arch::X86 => ("cc", &[]),
         Arch::Arm => ("aarch64-linux-gnu-gcc", &["-march=armv8.2-a+crypto+sha3"]),
     };
-    if proc::which(cc).is_none() && install && p.arch == Arch::Arm {
-        let mut cmd = if proc::is_root() {
-            Command::new("apt-get")
-        } else {
-            let mut c = Command::new("sudo");
-            c.arg("apt-get");
-            c
-        };
-        cmd.env("DEBIAN_FRONTEND", "noninteractive").args([
-            "install",
-            "-y",
-            "-q",
-            "--no-install-recommends",
-            "gcc-aarch64-linux-gnu",
-        ]);
-        proc::run_plain(&mut cmd);
+    if install && p.arch == Arch::Arm {
+        // A failure is reported below, where the compiler is looked for.
+        let _ = crate::tools::ensure_apt(cc, "gcc-aarch64-linux-gnu");
     }
     if proc::which(cc).is_none() {
         return Err(format!(
@@ -681,23 +660,7 @@ impl Tools {
                     .into(),
             );
         }
-        let mut cmd = if proc::is_root() {
-            Command::new("apt-get")
-        } else {
-            let mut c = Command::new("sudo");
-            c.arg("apt-get");
-            c
-        };
-        cmd.env("DEBIAN_FRONTEND", "noninteractive").args([
-            "install",
-            "-y",
-            "-q",
-            "--no-install-recommends",
-            "llvm-19",
-        ]);
-        if !proc::run_plain(&mut cmd) {
-            return Err("apt-get install llvm-19 failed".into());
-        }
+        crate::tools::ensure_apt("llvm-mca-19", "llvm-19")?;
         look().ok_or_else(|| "llvm-19 installed but llvm-mca-19 not found".into())
     }
 }
