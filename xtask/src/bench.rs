@@ -25,7 +25,7 @@
 
 use std::{fs, path::Path, process::Command};
 
-use crate::upstream::{target_dir, workspace_root};
+use crate::proc::{self, target_dir, workspace_root};
 
 const HELP: &str = "\
 cargo xtask bench [--lto | --full] [--quick] [--pin] [--no-run-benches] [-- <criterion args>]
@@ -429,7 +429,7 @@ fn bench(
     for (k, v) in env {
         build.env(k, v);
     }
-    status(&mut build)?;
+    proc::status(&mut build)?;
     let mut cmd = if pin {
         let mut c = Command::new("chrt");
         c.args(["-f", "1", "taskset", "-c", "1", "cargo"]);
@@ -443,7 +443,7 @@ fn bench(
     for (k, v) in env {
         cmd.env(k, v);
     }
-    status(&mut cmd)
+    proc::status(&mut cmd)
 }
 
 fn report(root: &Path, target: &Path, dir: &Path, args: &[&str]) -> Result<String, String> {
@@ -462,15 +462,6 @@ fn report(root: &Path, target: &Path, dir: &Path, args: &[&str]) -> Result<Strin
         ));
     }
     Ok(String::from_utf8_lossy(&out.stdout).into_owned())
-}
-
-pub(crate) fn status(cmd: &mut Command) -> Result<(), String> {
-    let s = cmd.status().map_err(|e| format!("{cmd:?}: {e}"))?;
-    if s.success() {
-        Ok(())
-    } else {
-        Err(format!("{cmd:?} exited with {s}"))
-    }
 }
 
 /// The note above an interleaved table: the command, the code measured, the machine, and

@@ -79,7 +79,7 @@ pub fn build(root: &Path, target: &Path, env: &[(&str, &str)]) -> Result<(String
                 String::from_utf8_lossy(&out.stderr)
             ));
         }
-        crate::bench::status(&mut cargo(&["build", "--release", "--quiet"]))?;
+        crate::proc::status(&mut cargo(&["build", "--release", "--quiet"]))?;
         let bin = build_dir.join("release").join(format!(
             "cookie-bench-{variant}{}",
             std::env::consts::EXE_SUFFIX

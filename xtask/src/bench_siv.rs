@@ -75,7 +75,7 @@ harness = false
                 return Err(format!("{variant}: `cargo tree -i {spec}` says {tree:?}"));
             }
         }
-        crate::bench::status(&mut cargo(&["bench", "--bench", "siv_polyval", "--no-run"]))?;
+        crate::proc::status(&mut cargo(&["bench", "--bench", "siv_polyval", "--no-run"]))?;
         let mut run = if pin {
             let mut c = Command::new("chrt");
             c.args(["-f", "1", "taskset", "-c", "1", "cargo"]);
@@ -89,7 +89,7 @@ harness = false
             .env("CARGO_TARGET_DIR", work.join("target"))
             .env("CRITERION_HOME", target.join("criterion"))
             .env("SIV_BENCH_IMPL", imp);
-        crate::bench::status(&mut run)?;
+        crate::proc::status(&mut run)?;
     }
     Ok(())
 }

@@ -158,7 +158,7 @@ impl Report {
 
 /// Runs the checkers `opts` asks for and prints the table.
 pub fn run_with(opts: &Options) -> Result<(), String> {
-    let root = workspace_root();
+    let root = crate::proc::workspace_root()?;
     let mut report = Report::default();
     let bin = build(&root, &VARIANTS[0])?;
     let list: &[&str] = if opts.quick {
@@ -200,13 +200,6 @@ pub fn run_with(opts: &Options) -> Result<(), String> {
     } else {
         Err(format!("FAILED: {}", report.failed.join("; ")))
     }
-}
-
-fn workspace_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .expect("xtask lives in the workspace root")
-        .to_path_buf()
 }
 
 /// One Valgrind build of the harness.
@@ -273,7 +266,8 @@ fn lines(s: &str) -> Vec<String> {
 
 /// Writes a run's stderr to `target/ct/logs/<name>.log` and returns the path.
 fn save_log(name: &str, text: &str) -> PathBuf {
-    let log = workspace_root().join(format!("target/ct/logs/{name}.log"));
+    let root = crate::proc::workspace_root().unwrap_or_default();
+    let log = root.join(format!("target/ct/logs/{name}.log"));
     if let Some(dir) = log.parent() {
         let _ = std::fs::create_dir_all(dir);
     }

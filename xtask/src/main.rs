@@ -33,6 +33,8 @@ mod cross_test;
 mod ct;
 mod disasm;
 mod fuzz;
+#[cfg(test)]
+mod imports;
 mod mca;
 mod patch_recipe;
 mod proc;

@@ -32,7 +32,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use crate::proc;
-use crate::upstream::{target_dir, workspace_root};
+use crate::proc::{target_dir, workspace_root};
 
 const HELP: &str = "\
 cargo xtask mca [--install] [--readme] [--cpu MODEL]... [--no-build] [--no-peers] [--show ENGINE]

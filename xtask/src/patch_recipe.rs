@@ -19,7 +19,7 @@
 
 use std::{fs, path::Path, process::Command};
 
-use crate::upstream::{target_dir, workspace_root};
+use crate::proc::{target_dir, workspace_root};
 
 /// The eight packages: (name, version, dependency key in the consumer, directory).
 const PACKAGES: &[(&str, &str, &str, &str)] = &[

@@ -246,6 +246,31 @@ fn quote(s: &OsStr) -> String {
     }
 }
 
+/// The workspace root: the directory above xtask's manifest (`cargo xtask` sets
+/// `CARGO_MANIFEST_DIR`).
+pub fn workspace_root() -> Result<PathBuf, String> {
+    let manifest = std::env::var("CARGO_MANIFEST_DIR").map_err(|_| "run through `cargo xtask`")?;
+    Path::new(&manifest)
+        .parent()
+        .map(Path::to_path_buf)
+        .ok_or_else(|| "xtask has no parent directory".to_owned())
+}
+
+/// The build directory: `CARGO_TARGET_DIR`, or `target/` in the root.
+pub fn target_dir(root: &Path) -> PathBuf {
+    std::env::var_os("CARGO_TARGET_DIR").map_or_else(|| root.join("target"), PathBuf::from)
+}
+
+/// Runs a command with inherited stdio; an error unless it succeeded.
+pub fn status(cmd: &mut Command) -> Result<(), String> {
+    let s = cmd.status().map_err(|e| format!("{cmd:?}: {e}"))?;
+    if s.success() {
+        Ok(())
+    } else {
+        Err(format!("{cmd:?} exited with {s}"))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

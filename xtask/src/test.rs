@@ -24,7 +24,7 @@
 
 use std::{path::Path, process::Command};
 
-use crate::upstream::{target_dir, workspace_root};
+use crate::proc::{target_dir, workspace_root};
 
 const HELP: &str = "\
 cargo xtask test [--no-cross] [--no-upstream] [--no-ct] [--keep-builds]

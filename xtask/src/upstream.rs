@@ -22,6 +22,8 @@ use std::{
     process::Command,
 };
 
+use crate::proc::{target_dir, workspace_root};
+
 const HELP: &str = "\
 cargo xtask upstream-tests [--only WORD]...
 
@@ -539,16 +541,4 @@ fn copy_dir(from: &Path, to: &Path) -> Result<(), String> {
         }
     }
     Ok(())
-}
-
-pub fn workspace_root() -> Result<PathBuf, String> {
-    let manifest = std::env::var("CARGO_MANIFEST_DIR").map_err(|_| "run through `cargo xtask`")?;
-    Path::new(&manifest)
-        .parent()
-        .map(Path::to_path_buf)
-        .ok_or_else(|| "xtask has no parent directory".to_owned())
-}
-
-pub fn target_dir(root: &Path) -> PathBuf {
-    std::env::var_os("CARGO_TARGET_DIR").map_or_else(|| root.join("target"), PathBuf::from)
 }

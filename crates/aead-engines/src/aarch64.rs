@@ -20,8 +20,8 @@
 
 use core::arch::aarch64::*;
 
+use crate::engine::Engine;
 use crate::engine::{Isa, Job};
-use crate::fused::Engine;
 use crate::lanes::Lanes;
 use crate::tables::RoundKeys;
 

@@ -9,11 +9,58 @@
 #![allow(unsafe_code)]
 
 use crate::J0;
-use crate::fused::Engine;
 use crate::kernel::{self, AesKeys, Counter, Counter0, Domain, Ghash, Hashing, Inc32, Powers};
 use crate::lanes::Lanes;
 use crate::tables::{KeptPowers, PowerTable, RoundKeys};
 use inout::InOutBuf;
+
+/// A fused kernel family, or the generic two-pass path.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Engine {
+    /// The generic two-pass path (any block cipher): CTR with the cipher, then GHASH.
+    Generic,
+    /// AES-NI + PCLMULQDQ on 128-bit registers, 8 blocks per iteration.
+    #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+    AesNi,
+    /// VAES + VPCLMULQDQ on 256-bit registers (AVX2), 16 blocks per iteration.
+    #[cfg(target_arch = "x86_64")]
+    Vaes256,
+    /// VAES + VPCLMULQDQ on 512-bit registers, 32 blocks per iteration, Karatsuba multiplies
+    /// (three a register: AMD's Zen 4 issues a 512-bit multiply every other cycle).
+    #[cfg(target_arch = "x86_64")]
+    Vaes512,
+    /// The 512-bit engine with schoolbook multiplies (four a register, no shuffle or XOR for
+    /// the middle term: Intel's port 5 runs every 512-bit multiply and shuffle).
+    #[cfg(target_arch = "x86_64")]
+    Vaes512Schoolbook,
+    /// ARMv8 AES + PMULL, 8 blocks per iteration.
+    #[cfg(all(target_arch = "aarch64", target_endian = "little"))]
+    Armv8,
+    /// The ARMv8 engine on CPUs with FEAT_SHA3 (Neoverse V1/V2/N2, Apple M1 and later): the
+    /// same loop with three-way `EOR3` XORs.
+    #[cfg(all(target_arch = "aarch64", target_endian = "little"))]
+    Armv8Eor3,
+}
+
+impl Engine {
+    /// Every engine compiled for this target, slowest first.
+    pub const ALL: &'static [Engine] = &[
+        Engine::Generic,
+        #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+        Engine::AesNi,
+        #[cfg(target_arch = "x86_64")]
+        Engine::Vaes256,
+        #[cfg(target_arch = "x86_64")]
+        Engine::Vaes512Schoolbook,
+        #[cfg(target_arch = "x86_64")]
+        Engine::Vaes512,
+        #[cfg(all(target_arch = "aarch64", target_endian = "little"))]
+        Engine::Armv8,
+        #[cfg(all(target_arch = "aarch64", target_endian = "little"))]
+        Engine::Armv8Eor3,
+    ];
+}
 
 /// Work for an engine: generic code run with the engine's register type `L`, `N` registers to
 /// a stitched iteration, and Karatsuba or schoolbook multiplies.
@@ -513,7 +560,7 @@ pub(crate) fn siv_crypt<I: Isa>(
     let job = Crypt::<kernel::Le32, kernel::Polyval> {
         msg: Message::new(rk, Powers::of_table(tbl), aad, (inp, out, len), hashing),
         ctr0,
-        lengths: &crate::siv::length_block(aad.len(), len),
+        lengths: &crate::siv_length_block(aad.len(), len),
         flavour: core::marker::PhantomData,
     };
     // SAFETY: `InOutBuf` guarantees `len` valid bytes at `inp` and `out`, equal or disjoint.
@@ -528,7 +575,7 @@ pub(crate) fn polyval<I: Isa>(isa: I, tbl: &PowerTable, aad: &[u8], data: &[u8])
         powers: Powers::of_table(tbl),
         aad,
         data,
-        lengths: &crate::siv::length_block(aad.len(), data.len()),
+        lengths: &crate::siv_length_block(aad.len(), data.len()),
         domain: core::marker::PhantomData,
     };
     // SAFETY: `Hash` has no obligation of its own; `isa` proves the features.
@@ -553,7 +600,7 @@ impl Job for SivTagCtr<'_> {
             let ks = AesKeys::<L>::new(self.msg.rk);
             let tag = ks.encrypt_block(self.block);
             *self.block = tag;
-            // `siv::counter_block` with vector operations: `(tag & !TOP) ^ TOP` sets the top
+            // `crate::siv`'s `counter_block` with vector operations: `(tag & !TOP) ^ TOP` sets the top
             // bit (as a byte operation it is compiled to an extract and insert through a
             // general-purpose register, where the disassembly check wants no data).
             const TOP: [u8; 16] = (1u128 << 127).to_le_bytes();
@@ -633,7 +680,7 @@ impl Job for PolyvalShort<'_> {
 /// (Horner's rule; for short messages, whose key is new each time).
 #[inline]
 pub(crate) fn polyval_short<I: Isa>(isa: I, h: &[u8; 16], aad: &[u8], data: &[u8]) -> [u8; 16] {
-    let lengths = crate::siv::length_block(aad.len(), data.len());
+    let lengths = crate::siv_length_block(aad.len(), data.len());
     // SAFETY: `PolyvalShort` has no obligation of its own; `isa` proves the features.
     unsafe {
         isa.run(PolyvalShort {

@@ -28,7 +28,7 @@
     )
 )]
 
-use crate::engine::{self, Isa};
+use crate::engine::{self, Engine, Isa};
 use crate::tables::{KeptPowers, RoundKeys};
 use crate::{J0, tag_matches};
 use inout::InOutBuf;
@@ -40,53 +40,7 @@ use crate::x86::AesNi;
 #[cfg(target_arch = "x86_64")]
 use crate::x86::{Vaes256, Vaes512};
 
-/// A fused kernel family, or the generic two-pass path.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum Engine {
-    /// The generic two-pass path (any block cipher): CTR with the cipher, then GHASH.
-    Generic,
-    /// AES-NI + PCLMULQDQ on 128-bit registers, 8 blocks per iteration.
-    #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
-    AesNi,
-    /// VAES + VPCLMULQDQ on 256-bit registers (AVX2), 16 blocks per iteration.
-    #[cfg(target_arch = "x86_64")]
-    Vaes256,
-    /// VAES + VPCLMULQDQ on 512-bit registers, 32 blocks per iteration, Karatsuba multiplies
-    /// (three a register: AMD's Zen 4 issues a 512-bit multiply every other cycle).
-    #[cfg(target_arch = "x86_64")]
-    Vaes512,
-    /// The 512-bit engine with schoolbook multiplies (four a register, no shuffle or XOR for
-    /// the middle term: Intel's port 5 runs every 512-bit multiply and shuffle).
-    #[cfg(target_arch = "x86_64")]
-    Vaes512Schoolbook,
-    /// ARMv8 AES + PMULL, 8 blocks per iteration.
-    #[cfg(all(target_arch = "aarch64", target_endian = "little"))]
-    Armv8,
-    /// The ARMv8 engine on CPUs with FEAT_SHA3 (Neoverse V1/V2/N2, Apple M1 and later): the
-    /// same loop with three-way `EOR3` XORs.
-    #[cfg(all(target_arch = "aarch64", target_endian = "little"))]
-    Armv8Eor3,
-}
-
 impl Engine {
-    /// Every engine compiled for this target, slowest first.
-    pub const ALL: &'static [Engine] = &[
-        Engine::Generic,
-        #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
-        Engine::AesNi,
-        #[cfg(target_arch = "x86_64")]
-        Engine::Vaes256,
-        #[cfg(target_arch = "x86_64")]
-        Engine::Vaes512Schoolbook,
-        #[cfg(target_arch = "x86_64")]
-        Engine::Vaes512,
-        #[cfg(all(target_arch = "aarch64", target_endian = "little"))]
-        Engine::Armv8,
-        #[cfg(all(target_arch = "aarch64", target_endian = "little"))]
-        Engine::Armv8Eor3,
-    ];
-
     /// Whether this CPU can run the engine.
     pub fn is_available(self) -> bool {
         match self {

@@ -59,7 +59,8 @@ mod wipe;
 mod x86;
 
 pub use ctr::Counter32;
-pub use fused::{Engine, Fused, TagMismatch};
+pub use engine::Engine;
+pub use fused::{Fused, TagMismatch};
 pub use inout::{self, InOutBuf};
 
 /// Whether `T` is one of the types `ids` names (their `TypeId`s compared; `T` need not be
@@ -115,6 +116,16 @@ pub fn length_block(aad_len: usize, ct_len: usize) -> [u8; 16] {
     let mut b = [0u8; 16];
     b[..8].copy_from_slice(&bits(aad_len).to_be_bytes());
     b[8..].copy_from_slice(&bits(ct_len).to_be_bytes());
+    b
+}
+
+/// AES-GCM-SIV's POLYVAL length block: `LE64(bits(A)) || LE64(bits(P))` (RFC 8452,
+/// section 4; `siv::length_block`).
+#[inline]
+pub fn siv_length_block(aad_len: usize, msg_len: usize) -> [u8; 16] {
+    let mut b = [0u8; 16];
+    b[..8].copy_from_slice(&bits(aad_len).to_le_bytes());
+    b[8..].copy_from_slice(&bits(msg_len).to_le_bytes());
     b
 }
 

@@ -39,7 +39,7 @@
 //!   the output first and leaves the plaintext there on failure.)
 
 pub(crate) use crate::wipe::wipe;
-use crate::{TagMismatch, bits, ctr::Counter32, tag_matches};
+use crate::{TagMismatch, ctr::Counter32, tag_matches};
 use clmul_core::Polyval;
 use inout::InOutBuf;
 
@@ -298,14 +298,7 @@ fn with_message<K: SivKeys, R>(
     keys.with_message(nonce, |enc, mac| derive(keys, nonce, mac, enc), f)
 }
 
-/// POLYVAL's length block: `LE64(bits(A)) || LE64(bits(P))`.
-#[inline]
-pub fn length_block(aad_len: usize, msg_len: usize) -> [u8; 16] {
-    let mut b = [0u8; 16];
-    b[..8].copy_from_slice(&bits(aad_len).to_le_bytes());
-    b[8..].copy_from_slice(&bits(msg_len).to_le_bytes());
-    b
-}
+pub use crate::siv_length_block as length_block;
 
 /// The block the tag encrypts (step 2 of the module docs), from `s`, the POLYVAL of the
 /// message: `s` with the nonce XORed into its first 12 bytes and the top bit cleared.

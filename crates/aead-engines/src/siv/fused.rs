@@ -16,8 +16,9 @@
 //!   from it, the output written only after the tag matched.
 
 use super::{SivKeys, SivMessage, ctr_then_hash, polyval_hash, wipe};
+use crate::engine::Engine;
 use crate::engine::{self, Isa};
-use crate::fused::{Engine, Token, dispatch};
+use crate::fused::{Token, dispatch};
 use crate::kernel::Hashing;
 use crate::tables::{EMPTY, PowerTable, RoundKeys};
 use crate::{TagMismatch, siv::NONCE_LEN};

@@ -10,7 +10,7 @@ use core::arch::x86::*;
 #[cfg(target_arch = "x86_64")]
 use core::arch::x86_64::*;
 
-use crate::fused::Engine;
+use crate::engine::Engine;
 
 super::x86_engine! {
     lanes: __m128i, blocks: 1, regs: 8,

@@ -17,8 +17,8 @@ use core::arch::x86::__m128i;
 use core::arch::x86_64::__m128i;
 use core::marker::PhantomData;
 
+use crate::engine::Engine;
 use crate::engine::{Isa, Job};
-use crate::fused::Engine;
 use crate::lanes::Lanes;
 use crate::tables::RoundKeys;
 
@@ -331,7 +331,7 @@ macro_rules! x86_engine {
         impl $crate::x86::Width for $ty {
             const SHAPES: bool = $shapes;
 
-            fn engine(karatsuba: bool) -> $crate::fused::Engine {
+            fn engine(karatsuba: bool) -> $crate::engine::Engine {
                 if karatsuba { $karatsuba } else { $schoolbook }
             }
 

@@ -9,7 +9,7 @@
 
 use core::arch::x86_64::*;
 
-use crate::fused::Engine;
+use crate::engine::Engine;
 
 super::x86_engine! {
     lanes: __m256i, blocks: 2, regs: 8,

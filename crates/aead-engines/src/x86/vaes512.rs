@@ -20,7 +20,7 @@
 
 use core::arch::x86_64::*;
 
-use crate::fused::Engine;
+use crate::engine::Engine;
 
 super::x86_engine! {
     lanes: __m512i, blocks: 4, regs: 8,
