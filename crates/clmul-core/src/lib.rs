@@ -82,10 +82,13 @@ pub use cpufeatures as __cpufeatures;
 
 /// What the workspace's other crates and this crate's integration tests reach inside (not a
 /// stable API): the constant-time check's declassification (`aead-engines`' tag check), the
-/// AVX (ymm) state detection and the AVX-512 three-way XOR (the backend tests).
+/// CPU vendor (`aead-engines`' choice of loop shape), the AVX (ymm) state detection and the
+/// AVX-512 three-way XOR (the backend tests).
 #[doc(hidden)]
 pub mod __private {
     pub use crate::taint::declassify;
+    #[cfg(target_arch = "x86_64")]
+    pub use crate::x86::is_intel;
     #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
     pub use crate::x86::ymm;
     /// The AVX-512 tier's detection and three-way XOR (`tests/taint_swaps.rs`).
