@@ -240,6 +240,46 @@ const PEERS: &[PeerFn] = &[
     },
 ];
 
+/// A GHASH loop without AES (the standalone `ghash` crate's, and a peer's): where its code
+/// is, the function, and the bytes one iteration hashes.
+struct HashFn {
+    name: &'static str,
+    /// `None`: ours, in `clmul-core`'s test binary (where its generic kernels are
+    /// instantiated for every backend); else a peer's `(crate, file)` as in [`PeerFn`].
+    source: Option<(&'static str, &'static str)>,
+    symbol: &'static str,
+    bytes: usize,
+    /// The models it runs on (`None`: every ARM model).
+    needs: Option<&'static [&'static str]>,
+}
+
+const HASHES: &[HashFn] = &[
+    HashFn {
+        name: "ours: PMULL GHASH (8 blocks)",
+        source: None,
+        symbol: "clmul_core::aarch64::pmull::update_small::<true>",
+        bytes: 128,
+        needs: None,
+    },
+    HashFn {
+        name: "ours: PMULL + EOR3 GHASH (8 blocks)",
+        source: None,
+        symbol: "clmul_core::aarch64::pmull::eor3::update_small::<true>",
+        bytes: 128,
+        needs: Some(&["neoverse-v1", "neoverse-v2"]),
+    },
+    HashFn {
+        name: "peer: aws-lc ghashv8 (4 blocks)",
+        source: Some((
+            "aws-lc-sys",
+            "aws-lc/generated-src/linux-aarch64/crypto/fipsmodule/ghashv8-armx.S",
+        )),
+        symbol: "gcm_ghash_v8_4x",
+        bytes: 64,
+        needs: None,
+    },
+];
+
 struct Options {
     install: bool,
     peers: bool,
@@ -281,7 +321,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
     let mut sizes: HashMap<Arch, Vec<(String, u64)>> = HashMap::new();
     for arch in [Arch::X86, Arch::Arm] {
         let rlib = build(&root, &dir, arch, o.build, o.install)?;
-        disasm.insert(arch, disassemble(&tools.objdump, &rlib)?);
+        disasm.insert(arch, disassemble(&tools.objdump, &rlib, arch)?);
         sizes.insert(arch, symbol_sizes(&tools.nm, &rlib)?);
     }
     let models: Vec<(&str, Arch)> = MODELS
@@ -403,6 +443,22 @@ pub fn run(args: &[String]) -> Result<(), String> {
             md.push_str(&format!("| {} |\n", r.join(" | ")));
         }
     }
+    if o.peers && models.iter().any(|(_, a)| *a == Arch::Arm) {
+        let (head, rows) = hash_rows(&tools, &root, &dir, &models, o.build, o.install)?;
+        let hr: Vec<&str> = head.iter().map(String::as_str).collect();
+        println!();
+        print!("{}", crate::table::render(&hr, &rows, 0, true));
+        println!("cells: llvm-mca cycles per 64 bytes of the GHASH loop (no AES)");
+        md.push_str(&format!(
+            "\nThe standalone GHASH loops on ARM (`ghash`'s PMULL backends; no AES), cycles per 64 \
+             bytes:\n\n| {} |\n|---|{}\n",
+            head.join(" | "),
+            "---:|".repeat(head.len() - 1)
+        ));
+        for r in &rows {
+            md.push_str(&format!("| {} |\n", r.join(" | ")));
+        }
+    }
     if o.readme {
         splice_readme(&root, &md)?;
         println!("mca: docs/BENCHMARKS.md updated");
@@ -438,7 +494,7 @@ fn peer_rows(
     for p in PEERS {
         if !objects.contains_key(p.file) {
             let obj = assemble(&registry, p, &out, install)?;
-            objects.insert(p.file, disassemble(&tools.objdump, &obj)?);
+            objects.insert(p.file, disassemble(&tools.objdump, &obj, p.arch)?);
         }
         let funcs = &objects[p.file];
         let find = |sym: &str| {
@@ -503,6 +559,160 @@ fn versus_rows(models: &[(&str, Arch)], ours: &[OurRow], peers: &[PeerRow]) -> V
         }
     }
     out
+}
+
+/// The GHASH loops' table on the ARM models: a header and a row per loop of [`HASHES`].
+fn hash_rows(
+    tools: &Tools,
+    root: &Path,
+    dir: &Path,
+    models: &[(&str, Arch)],
+    build: bool,
+    install: bool,
+) -> Result<(Vec<String>, Vec<Vec<String>>), String> {
+    let arm: Vec<&str> = models
+        .iter()
+        .filter(|(_, a)| *a == Arch::Arm)
+        .map(|(m, _)| *m)
+        .collect();
+    let ours = disassemble(&tools.objdump, &clmul_tests(root, dir, build)?, Arch::Arm)?;
+    let registry = Registry::find(root)?;
+    let out = dir.join("peers");
+    fs::create_dir_all(&out).map_err(|e| format!("{}: {e}", out.display()))?;
+    let mut head = vec!["loop".to_string()];
+    head.extend(arm.iter().map(|m| m.to_string()));
+    let mut rows = Vec::new();
+    for h in HASHES {
+        let theirs;
+        let funcs = match h.source {
+            None => &ours,
+            Some((krate, file)) => {
+                let peer = PeerFn {
+                    name: h.name,
+                    arch: Arch::Arm,
+                    krate,
+                    file,
+                    aes128: h.symbol,
+                    aes256: h.symbol,
+                    versus: &[],
+                };
+                theirs = disassemble(
+                    &tools.objdump,
+                    &assemble(&registry, &peer, &out, install)?,
+                    Arch::Arm,
+                )?;
+                &theirs
+            }
+        };
+        let f = funcs
+            .iter()
+            .find(|f| f.name == h.symbol)
+            .ok_or_else(|| format!("{}: no function {}", h.name, h.symbol))?;
+        let path = hash_loop(f).ok_or_else(|| format!("{}: no multiply loop", h.name))?;
+        if std::env::var_os("XTASK_MCA_DEBUG").is_some() {
+            eprintln!("{}: {} instructions\n{}", h.name, path.len(), asm(f, &path));
+        }
+        let mut row = vec![h.name.to_string()];
+        for &model in &arm {
+            if h.needs.is_some_and(|n| !n.contains(&model)) {
+                row.push("n/a".to_string());
+                continue;
+            }
+            let r = mca(&tools.mca, Arch::Arm, model, f, &path)?;
+            let per64 = r.per_iter * 64.0 / h.bytes as f64;
+            if std::env::var_os("XTASK_MCA_DEBUG").is_some() {
+                eprintln!("{} {model}: {} cycles per iteration", h.name, r.per_iter);
+            }
+            row.push(format!("{per64:.1}, {}", r.busiest));
+        }
+        rows.push(row);
+    }
+    Ok((head, rows))
+}
+
+/// The loop of a function with the most carry-less multiplies (a GHASH loop: no AES), as the
+/// shortest path from its head to its back edge.
+fn hash_loop(f: &Func) -> Option<Vec<usize>> {
+    let index: HashMap<u64, usize> = f
+        .insns
+        .iter()
+        .enumerate()
+        .map(|(i, x)| (x.addr, i))
+        .collect();
+    let succs: Vec<Vec<usize>> = (0..f.insns.len())
+        .map(|i| {
+            let next = (i + 1 < f.insns.len()).then_some(i + 1);
+            match f.insns[i].kind {
+                Kind::Plain => next.into_iter().collect(),
+                Kind::End => Vec::new(),
+                Kind::Jump(t) => index.get(&t).copied().into_iter().collect(),
+                Kind::Cond(t) => next.into_iter().chain(index.get(&t).copied()).collect(),
+            }
+        })
+        .collect();
+    let mut best: Option<(usize, Vec<usize>)> = None;
+    for (latch, x) in f.insns.iter().enumerate() {
+        let t = match x.kind {
+            Kind::Cond(t) | Kind::Jump(t) if t <= x.addr => t,
+            _ => continue,
+        };
+        let Some(&head) = index.get(&t) else { continue };
+        let Some(p) = best_path(f, &succs, head, latch, false) else {
+            continue;
+        };
+        let clmul = p.iter().filter(|&&i| is_clmul(&f.insns[i].text)).count();
+        if clmul > best.as_ref().map_or(0, |b| b.0) {
+            best = Some((clmul, p));
+        }
+    }
+    best.map(|b| b.1)
+}
+
+/// Builds `clmul-core`'s tests for aarch64 (release, v0 symbols; linked with
+/// `aarch64-linux-gnu-gcc`) and returns the backend tests' executable, which instantiates
+/// every backend's kernels.
+fn clmul_tests(root: &Path, dir: &Path, run: bool) -> Result<PathBuf, String> {
+    let deps = dir.join(Arch::Arm.triple()).join("release/deps");
+    if run {
+        let mut cmd = Command::new("cargo");
+        cmd.args([
+            "test",
+            "--release",
+            "--no-run",
+            "-p",
+            "clmul-core",
+            "--test",
+            "backends",
+            "--target",
+            Arch::Arm.triple(),
+        ])
+        .current_dir(root)
+        .env("CARGO_TARGET_DIR", dir)
+        .env("RUSTFLAGS", "-C symbol-mangling-version=v0")
+        .env(
+            "CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_LINKER",
+            "aarch64-linux-gnu-gcc",
+        );
+        if !proc::run_plain(&mut cmd) {
+            return Err("building clmul-core's tests for aarch64 failed".into());
+        }
+    }
+    let mut found: Vec<(std::time::SystemTime, PathBuf)> = fs::read_dir(&deps)
+        .map_err(|e| format!("{}: {e}", deps.display()))?
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| {
+            p.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.starts_with("backends-") && !n.contains('.'))
+        })
+        .filter_map(|p| Some((p.metadata().ok()?.modified().ok()?, p)))
+        .collect();
+    found.sort();
+    found
+        .pop()
+        .map(|(_, p)| p)
+        .ok_or_else(|| format!("no backends test executable in {}", deps.display()))
 }
 
 /// Where cargo keeps the sources of the peers' crates, at the versions `Cargo.lock` names.
@@ -718,9 +928,14 @@ struct Func {
     insns: Vec<Insn>,
 }
 
-fn disassemble(objdump: &Path, rlib: &Path) -> Result<Vec<Func>, String> {
-    let out = Command::new(objdump)
-        .args(["-d", "--no-show-raw-insn", "-C"])
+fn disassemble(objdump: &Path, rlib: &Path, arch: Arch) -> Result<Vec<Func>, String> {
+    let mut cmd = Command::new(objdump);
+    cmd.args(["-d", "--no-show-raw-insn", "-C"]);
+    if arch == Arch::Arm {
+        // An executable does not say which extensions its code uses.
+        cmd.arg("--mattr=+aes,+sha3");
+    }
+    let out = cmd
         .arg(rlib)
         .output()
         .map_err(|e| format!("{}: {e}", objdump.display()))?;
@@ -985,8 +1200,10 @@ fn asm(f: &Func, path: &[usize]) -> String {
 
 /// One llvm-mca result.
 struct Mca {
-    /// Cycles per 64 bytes.
+    /// Cycles per 64 bytes (of AES output: a loop without AES has none, see `per_iter`).
     per64: f64,
+    /// Cycles per iteration.
+    per_iter: f64,
     /// The resource with the highest pressure per iteration.
     busiest: String,
 }
@@ -1036,6 +1253,7 @@ fn mca(tool: &Path, arch: Arch, model: &str, f: &Func, path: &[usize]) -> Result
     let bytes = bytes_per_iteration(f, path) as f64;
     Ok(Mca {
         per64: cycles / iters * 64.0 / bytes,
+        per_iter: cycles / iters,
         busiest: busiest(&text).unwrap_or_default(),
     })
 }

@@ -22,6 +22,11 @@ pub enum Backend {
     #[cfg(target_arch = "aarch64")]
     Pmull,
     /// ARMv8 PMULL with FEAT_SHA3's three-way `EOR3` (Neoverse V1/V2/N2, Apple M1 and later).
+    /// Not what [`Backend::detect`] picks: this loop is bound by its latency, not by its
+    /// vector operations, and `EOR3` issues on one vector pipe of Neoverse V1/V2 where `EOR`
+    /// issues on all four (llvm-mca, GHASH in strides of 8 blocks: 15.5 cycles per 64 bytes
+    /// against [`Backend::Pmull`]'s 14.5 on `neoverse-v1`). The stitched AES-GCM loop, bound
+    /// by its operation count, gains from it (`aead-engines`' EOR3 engine).
     #[cfg(target_arch = "aarch64")]
     PmullEor3,
 }
@@ -43,9 +48,9 @@ impl Backend {
         #[cfg(target_arch = "x86_64")]
         Backend::Avx512,
         #[cfg(target_arch = "aarch64")]
-        Backend::Pmull,
-        #[cfg(target_arch = "aarch64")]
         Backend::PmullEor3,
+        #[cfg(target_arch = "aarch64")]
+        Backend::Pmull,
     ];
 
     /// Whether this CPU can run the backend (the result of detection is cached).
