@@ -1,0 +1,506 @@
+//! The GHASH/POLYVAL half of the kernel: the hash domains ([`Domain`]), the products of a
+//! register of data and a register of powers of H ([`Table`], `products`), their unreduced sums
+//! and the reduction (`Acc`), and the end of a message hashed from registers with one
+//! reduction (`Tail`, `hash_bytes`).
+#![allow(unsafe_code)]
+
+use super::*;
+
+/// A hash domain: how a block of data becomes a field element.
+pub(crate) trait Domain {
+    /// GHASH's blocks are byte-reflected POLYVAL elements (RFC 8452, Appendix A).
+    const REFLECT: bool;
+}
+
+/// GHASH (AES-GCM): each block byte-reversed.
+pub(crate) struct Ghash;
+
+impl Domain for Ghash {
+    const REFLECT: bool = true;
+}
+
+/// POLYVAL (AES-GCM-SIV): blocks as they are.
+pub(crate) struct Polyval;
+
+impl Domain for Polyval {
+    const REFLECT: bool = false;
+}
+
+/// Whether this engine hashes the domain's data half-swapped ([`Lanes::SWAP_REFLECT`], and
+/// GHASH's byte reflection to undo): each element `x` is then held as its halves swapped,
+/// `[x.hi, x.lo]`, which is what reversing the bytes of each 64-bit half gives (one `REV64`
+/// on ARMv8, where the whole reflection is `REV64` + `EXT`). The powers it multiplies by are
+/// held swapped too ([`Powers::table`] swaps a table's, [`Table::power`] a kept one), so that
+/// the products of two swapped operands are the same four with `lo` and `hi` exchanged
+/// ([`products`]), and the Karatsuba middles (`lo ^ hi` of each) do not change.
+#[inline(always)]
+pub(super) fn swapped<L: Lanes, D: Domain>() -> bool {
+    L::SWAP_REFLECT && D::REFLECT
+}
+
+/// A register of data as the field elements the products take: [`field`], or half-swapped
+/// ([`swapped`]).
+#[inline(always)]
+pub(super) unsafe fn field_data<L: Lanes, D: Domain>(v: L) -> L {
+    // SAFETY: forwarded from the caller.
+    unsafe {
+        if swapped::<L, D>() {
+            L::reverse_in_halves(v)
+        } else {
+            field::<L, D>(v)
+        }
+    }
+}
+
+/// The running hash (a reduced element, never swapped) as data to add to a register of
+/// [`field_data`].
+#[inline(always)]
+pub(super) unsafe fn data_y<L: Lanes, D: Domain>(y: L) -> L {
+    // SAFETY: forwarded from the caller.
+    unsafe {
+        if swapped::<L, D>() {
+            L::swap_halves(y)
+        } else {
+            y
+        }
+    }
+}
+
+/// A register of data as field elements (GHASH: byte-reflected), or a reduced element back
+/// to bytes.
+#[inline(always)]
+pub(super) unsafe fn field<L: Lanes, D: Domain>(v: L) -> L {
+    if D::REFLECT {
+        // SAFETY: forwarded from the caller.
+        unsafe { L::reverse(v) }
+    } else {
+        v
+    }
+}
+
+/// Unreduced sums of products, lane by lane: `lo` (coefficients 0..127), `mi` (64..191;
+/// with Karatsuba, before adding `lo` and `hi`), `hi` (128..255).
+#[derive(Clone, Copy)]
+pub(super) struct Acc<L> {
+    pub(super) lo: L,
+    pub(super) mi: L,
+    pub(super) hi: L,
+}
+
+/// The products of one register: schoolbook's middle is `mi ^ mi2`; Karatsuba leaves `mi2`
+/// zero (and unused), or, where [`Lanes::PAIRED_MIDDLES`] holds, has not multiplied the
+/// middle yet: `mi` is the data and `mi2` the power's middle operand, and the accumulator
+/// multiplies two registers' middles together ([`Prod::middles`]) or one alone
+/// ([`Prod::middle`]).
+#[derive(Clone, Copy)]
+pub(super) struct Prod<L> {
+    pub(super) lo: L,
+    pub(super) mi: L,
+    pub(super) mi2: L,
+    pub(super) hi: L,
+}
+
+/// Powers of H as the kernel reads them: H^n at index `top() - n`, highest first, with zeros
+/// after H^1: a call's [`PowerTable`] (the wide loops and the tail of a longer message) or an
+/// AES-GCM key's [`KeptPowers`] (a short message), each with its layout at compile time.
+pub(crate) trait Table: Copy {
+    /// The highest power the layout has room for.
+    fn top(self) -> usize;
+
+    /// The Karatsuba middles of the powers `h` loaded from index `i`: loaded where the table
+    /// has them, computed otherwise.
+    ///
+    /// # Safety
+    /// As the [`Lanes`] methods.
+    unsafe fn middles<L: Lanes>(self, i: usize, h: L) -> L;
+
+    /// The register of powers from index `i` (checked: four initialized entries from there,
+    /// or a panic), half-swapped if `swapped` ([`swapped`]): a
+    /// table made for such a call holds them so ([`Powers::table`]); the kept powers are
+    /// swapped as they are loaded (a short message's few registers).
+    ///
+    /// # Safety
+    /// As the [`Lanes`] methods.
+    unsafe fn power<L: Lanes>(self, i: usize, swapped: bool) -> L;
+}
+
+impl Table for &PowerTable {
+    #[inline(always)]
+    fn top(self) -> usize {
+        TOP
+    }
+
+    #[inline(always)]
+    unsafe fn middles<L: Lanes>(self, i: usize, _: L) -> L {
+        // SAFETY: the caller's features; `middles` points at four initialized entries
+        // (checked), of which a register loads `BLOCKS`.
+        unsafe { L::load_power(PowerTable::middles(self, i)) }
+    }
+
+    #[inline(always)]
+    unsafe fn power<L: Lanes>(self, i: usize, _: bool) -> L {
+        // SAFETY: the caller's features; `powers` points at four initialized entries
+        // (checked), of which a register loads `BLOCKS`. Whether they are swapped was checked
+        // where the call's table was made ([`Powers::table`]).
+        unsafe { L::load_power(PowerTable::powers(self, i)) }
+    }
+}
+
+impl Table for &KeptPowers {
+    #[inline(always)]
+    fn top(self) -> usize {
+        KEPT
+    }
+
+    /// Computed: `lo ^ hi` in both halves (a shuffle and an XOR a register, for the few
+    /// registers of a short message).
+    #[inline(always)]
+    unsafe fn middles<L: Lanes>(self, _: usize, h: L) -> L {
+        // SAFETY: the caller's features.
+        unsafe { L::xor(h, L::swap_halves(h)) }
+    }
+
+    #[inline(always)]
+    unsafe fn power<L: Lanes>(self, i: usize, swapped: bool) -> L {
+        // SAFETY: the caller's features; `powers` points at four initialized entries
+        // (checked), of which a register loads `BLOCKS`.
+        unsafe {
+            let h = L::load_power(KeptPowers::powers(self, i));
+            if swapped { L::swap_halves(h) } else { h }
+        }
+    }
+}
+
+/// `x * powers(i)` of `tbl`, lane by lane, unreduced.
+#[inline(always)]
+pub(super) unsafe fn products<L: Lanes, T: Table, const KARATSUBA: bool>(
+    x: L,
+    tbl: T,
+    i: usize,
+    swapped: bool,
+) -> Prod<L> {
+    // SAFETY: forwarded from the caller.
+    unsafe {
+        let h = tbl.power::<L>(i, swapped);
+        if KARATSUBA && L::PAIRED_MIDDLES {
+            let hx = tbl.middles(i, h);
+            Prod {
+                lo: low(x, h, swapped),
+                mi: x,
+                mi2: hx,
+                hi: high(x, h, swapped),
+            }
+        } else if KARATSUBA {
+            let hx = tbl.middles(i, h);
+            let xx = L::xor(x, L::swap_halves(x));
+            let (lo, mi, hi) = (low(x, h, swapped), L::clmul_lo(xx, hx), high(x, h, swapped));
+            Prod {
+                lo,
+                mi,
+                mi2: L::zero(),
+                hi,
+            }
+        } else {
+            let (lo, hi) = (low(x, h, swapped), high(x, h, swapped));
+            Prod {
+                lo,
+                mi: L::clmul_hi_lo(x, h),
+                mi2: L::clmul_lo_hi(x, h),
+                hi,
+            }
+        }
+    }
+}
+
+/// The product of `x`'s and `h`'s low halves; of half-swapped operands ([`swapped`]), that of
+/// the high halves (the middle terms of the two do not change).
+#[inline(always)]
+pub(super) unsafe fn low<L: Lanes>(x: L, h: L, swapped: bool) -> L {
+    // SAFETY: forwarded from the caller.
+    unsafe {
+        if swapped {
+            L::clmul_hi(x, h)
+        } else {
+            L::clmul_lo(x, h)
+        }
+    }
+}
+
+/// The product of the high halves ([`low`]'s counterpart).
+#[inline(always)]
+pub(super) unsafe fn high<L: Lanes>(x: L, h: L, swapped: bool) -> L {
+    // SAFETY: forwarded from the caller.
+    unsafe {
+        if swapped {
+            L::clmul_lo(x, h)
+        } else {
+            L::clmul_hi(x, h)
+        }
+    }
+}
+
+impl<L: Lanes> Prod<L> {
+    /// Karatsuba's middle product of one register whose multiply [`products`] left for later
+    /// ([`Lanes::PAIRED_MIDDLES`]): `(x.lo ^ x.hi) * (h.lo ^ h.hi)`.
+    #[inline(always)]
+    pub(super) unsafe fn middle(&self) -> L {
+        // SAFETY: forwarded from the caller.
+        unsafe { L::clmul_lo(L::xor(self.mi, L::swap_halves(self.mi)), self.mi2) }
+    }
+
+    /// The middle products of two such registers, as two values to add: both data registers'
+    /// folded halves in one register (`[a.lo ^ a.hi, b.lo ^ b.hi]` per lane, two unpacks and
+    /// one XOR where one register alone takes a shuffle and an XOR), multiplied by the low
+    /// half of `a`'s middle operand and the high half of `b`'s (each holds it in both halves).
+    #[inline(always)]
+    pub(super) unsafe fn middles(a: &Self, b: &Self) -> (L, L) {
+        // SAFETY: forwarded from the caller.
+        unsafe {
+            let f = L::xor(L::zip_lo(a.mi, b.mi), L::zip_hi(a.mi, b.mi));
+            (L::clmul_lo(f, a.mi2), L::clmul_hi(f, b.mi2))
+        }
+    }
+}
+
+impl<L: Lanes> Acc<L> {
+    #[inline(always)]
+    pub(super) unsafe fn zero() -> Self {
+        // SAFETY: forwarded from the caller.
+        let z = unsafe { L::zero() };
+        Acc {
+            lo: z,
+            mi: z,
+            hi: z,
+        }
+    }
+
+    /// The sum of two registers' products (the first pair of a stride).
+    #[inline(always)]
+    pub(super) unsafe fn pair<const KARATSUBA: bool>(a: &Prod<L>, b: &Prod<L>) -> Self {
+        // SAFETY: forwarded from the caller.
+        unsafe {
+            let mi = if KARATSUBA && L::PAIRED_MIDDLES {
+                let (ma, mb) = Prod::middles(a, b);
+                L::xor(ma, mb)
+            } else if KARATSUBA {
+                L::xor(a.mi, b.mi)
+            } else {
+                L::xor(xor3(a.mi, a.mi2, b.mi), b.mi2)
+            };
+            Acc {
+                lo: L::xor(a.lo, b.lo),
+                mi,
+                hi: L::xor(a.hi, b.hi),
+            }
+        }
+    }
+
+    /// Adds two registers' products.
+    #[inline(always)]
+    pub(super) unsafe fn add_pair<const KARATSUBA: bool>(&mut self, a: &Prod<L>, b: &Prod<L>) {
+        // SAFETY: forwarded from the caller.
+        unsafe {
+            self.lo = xor3(self.lo, a.lo, b.lo);
+            self.hi = xor3(self.hi, a.hi, b.hi);
+            self.mi = if KARATSUBA && L::PAIRED_MIDDLES {
+                let (ma, mb) = Prod::middles(a, b);
+                xor3(self.mi, ma, mb)
+            } else if KARATSUBA {
+                xor3(self.mi, a.mi, b.mi)
+            } else {
+                xor3(xor3(self.mi, a.mi, a.mi2), b.mi, b.mi2)
+            };
+        }
+    }
+
+    /// Adds one register's products.
+    #[inline(always)]
+    pub(super) unsafe fn add<const KARATSUBA: bool>(&mut self, a: &Prod<L>) {
+        // SAFETY: forwarded from the caller.
+        unsafe {
+            self.lo = L::xor(self.lo, a.lo);
+            self.hi = L::xor(self.hi, a.hi);
+            self.mi = if KARATSUBA && L::PAIRED_MIDDLES {
+                L::xor(self.mi, a.middle())
+            } else if KARATSUBA {
+                L::xor(self.mi, a.mi)
+            } else {
+                xor3(self.mi, a.mi, a.mi2)
+            };
+        }
+    }
+
+    /// Reduction step 1: Karatsuba's middle made whole, and the low product folded into it.
+    #[inline(always)]
+    pub(super) unsafe fn fold_lo<const KARATSUBA: bool>(&mut self) {
+        // SAFETY: forwarded from the caller.
+        unsafe {
+            let mi = if KARATSUBA {
+                xor3(self.mi, self.lo, self.hi)
+            } else {
+                self.mi
+            };
+            let t = L::clmul_lo(self.lo, poly());
+            self.mi = xor3(mi, L::swap_halves(self.lo), t);
+        }
+    }
+
+    /// Reduction step 2: the middle folded into the high product, which is then the reduced
+    /// value of each lane.
+    #[inline(always)]
+    pub(super) unsafe fn fold_mi(&mut self) {
+        // SAFETY: forwarded from the caller.
+        unsafe {
+            let t = L::clmul_lo(self.mi, poly());
+            self.hi = xor3(self.hi, L::swap_halves(self.mi), t);
+        }
+    }
+
+    /// The reduced sum, in lane 0.
+    #[inline(always)]
+    pub(super) unsafe fn reduce<const KARATSUBA: bool>(mut self) -> L {
+        // SAFETY: forwarded from the caller.
+        unsafe {
+            self.fold_lo::<KARATSUBA>();
+            self.fold_mi();
+            L::fold_lanes(self.hi)
+        }
+    }
+}
+
+/// `x^63 + x^62 + x^57` in both halves of every lane: the Montgomery fold (see
+/// `clmul_core::soft`).
+#[inline(always)]
+pub(super) unsafe fn poly<L: Lanes>() -> L {
+    const P: u32 = 0xc200_0000;
+    // SAFETY: forwarded from the caller.
+    unsafe { L::from_words(&[0, P, 0, P, 0, P, 0, P, 0, P, 0, P, 0, P, 0, P]) }
+}
+
+/// Hashes the last blocks of a message from registers: every register's products against
+/// its powers are added unreduced, and one reduction ends it.
+pub(super) struct Tail<L> {
+    pub(super) acc: Acc<L>,
+    /// Blocks still to come, this one included: the next block's power of H.
+    pub(super) left: usize,
+    /// The running hash, added to the next block (as data: [`data_y`]).
+    pub(super) y: L,
+}
+
+impl<L: Lanes> Tail<L> {
+    /// A tail of `left` blocks from the running hash `y` (a reduced element), hashing `D`'s
+    /// data.
+    #[inline(always)]
+    pub(super) unsafe fn new<D: Domain>(left: usize, y: L) -> Self {
+        // SAFETY: forwarded from the caller.
+        unsafe {
+            Tail {
+                acc: Acc::zero(),
+                left,
+                y: data_y::<L, D>(y),
+            }
+        }
+    }
+
+    /// Adds the `nb <= BLOCKS` field elements in the low lanes of `x` (the others zero).
+    #[inline(always)]
+    pub(super) unsafe fn add<D: Domain, T: Table, const KARATSUBA: bool>(
+        &mut self,
+        tbl: T,
+        x: L,
+        nb: usize,
+    ) {
+        // `powers` checks the index; `left >= nb` holds by the callers' count (a miscount
+        // panics there instead of reading outside the table).
+        let i = tbl.top() - self.left;
+        // SAFETY: forwarded from the caller.
+        unsafe {
+            let x = L::xor(x, self.y);
+            self.y = L::zero();
+            let p = products::<L, T, KARATSUBA>(x, tbl, i, swapped::<L, D>());
+            self.acc.add::<KARATSUBA>(&p);
+        }
+        self.left -= nb;
+    }
+
+    /// Adds `n` bytes at `p`, zero-padded to whole blocks, a register at a time.
+    #[inline(always)]
+    pub(super) unsafe fn add_bytes<D: Domain, T: Table, const KARATSUBA: bool>(
+        &mut self,
+        tbl: T,
+        p: *const u8,
+        n: usize,
+    ) {
+        let reg = 16 * L::BLOCKS;
+        let mut off = 0;
+        while off < n {
+            let m = (n - off).min(reg);
+            // SAFETY: `off + m <= n` readable bytes at `p`; the caller's features.
+            unsafe {
+                let v = if m == reg {
+                    L::load(p.add(off))
+                } else {
+                    L::load_partial(p.add(off), m)
+                };
+                self.add::<D, T, KARATSUBA>(tbl, field_data::<L, D>(v), m.div_ceil(16));
+            }
+            off += reg;
+        }
+    }
+
+    /// Adds the block `b` and reduces: the hash, as bytes (GHASH: un-reflected).
+    #[inline(always)]
+    pub(super) unsafe fn finish<D: Domain, T: Table, const KARATSUBA: bool>(
+        mut self,
+        tbl: T,
+        b: &[u8; 16],
+    ) -> [u8; 16] {
+        // SAFETY: forwarded from the caller.
+        unsafe {
+            self.add::<D, T, KARATSUBA>(tbl, field_data::<L, D>(L::from_lane0(b)), 1);
+            L::lane0(field::<L, D>(self.acc.reduce::<KARATSUBA>()))
+        }
+    }
+}
+
+/// Hashes `n` bytes at `p`, zero-padded to whole blocks, into `y`: strides of `N` registers
+/// with one reduction each, then the rest with one more.
+///
+/// # Safety
+/// As the [`Lanes`] methods; `n` bytes at `p` are readable.
+#[inline(always)]
+pub(super) unsafe fn hash_bytes<L: Lanes, D: Domain, const N: usize, const KARATSUBA: bool>(
+    tbl: &PowerTable,
+    mut y: L,
+    p: *const u8,
+    n: usize,
+) -> L {
+    let reg = 16 * L::BLOCKS;
+    let stride = reg * N;
+    let base = PowerTable::index(N * L::BLOCKS);
+    let mut off = 0;
+    // SAFETY: the caller's features; `off + stride <= n` readable bytes in the loop, `n - off`
+    // from `p + off` after it.
+    unsafe {
+        while n - off >= stride {
+            let mut acc = Acc::<L>::zero();
+            for j in (0..N).rev() {
+                let mut v = field_data::<L, D>(L::load(p.add(off + reg * j)));
+                if j == 0 {
+                    v = L::xor(v, data_y::<L, D>(y));
+                }
+                let i = base + L::BLOCKS * j;
+                let p = products::<L, &PowerTable, KARATSUBA>(v, tbl, i, swapped::<L, D>());
+                acc.add::<KARATSUBA>(&p);
+            }
+            y = acc.reduce::<KARATSUBA>();
+            off += stride;
+        }
+        if off < n {
+            let mut t = Tail::new::<D>((n - off).div_ceil(16), y);
+            t.add_bytes::<D, &PowerTable, KARATSUBA>(tbl, p.add(off), n - off);
+            y = t.acc.reduce::<KARATSUBA>();
+        }
+    }
+    y
+}

@@ -1,0 +1,378 @@
+//! The powers of H a call multiplies by: where they come from ([`Powers`]: a given table or
+//! an AES-GCM key's kept H^1..H^8), how a call's table is filled from them in registers
+//! (`grow`, [`expand_kept`], [`fill_table`]) and a key's kept powers ([`kept_powers`]); and
+//! POLYVAL by Horner's rule for AES-GCM-SIV's short messages ([`polyval_horner`]).
+#![allow(unsafe_code)]
+
+use super::*;
+
+/// `a * b` in POLYVAL's field (Montgomery: `a * b * x^-128`), lane by lane, reduced in each
+/// lane (schoolbook's four products, the reduction's two folds).
+///
+/// # Safety
+/// As the [`Lanes`] methods.
+#[inline(always)]
+pub(super) unsafe fn mul_lanes<L: Lanes>(a: L, b: L) -> L {
+    // SAFETY: forwarded from the caller.
+    unsafe {
+        let mut acc = Acc {
+            lo: L::clmul_lo(a, b),
+            mi: L::xor(L::clmul_hi_lo(a, b), L::clmul_lo_hi(a, b)),
+            hi: L::clmul_hi(a, b),
+        };
+        acc.fold_lo::<false>();
+        acc.fold_mi();
+        acc.hi
+    }
+}
+
+/// Lane 0 of `v` in every lane.
+///
+/// # Safety
+/// As the [`Lanes`] methods.
+#[inline(always)]
+pub(super) unsafe fn spread<L: Lanes>(v: L) -> L {
+    // SAFETY: forwarded from the caller.
+    unsafe { L::broadcast(&L::lane0(v)) }
+}
+
+/// Where a call's powers of H come from: a whole table (H^1..H^TOP, made for an AES-GCM-SIV
+/// message, or a table of nothing for a call that hashes nothing), or an AES-GCM key's
+/// H^1..H^KEPT, from which the call builds its own table of the powers it needs
+/// ([`expand_kept`]). Two optional references rather than an enum: the disassembly check of
+/// `cargo xtask ct` tells public values from data by their load width, and LLVM narrows an
+/// enum's discriminant load to four bytes; a reference is tested as a whole word.
+#[derive(Clone, Copy)]
+pub(crate) struct Powers<'a> {
+    pub(super) table: Option<&'a PowerTable>,
+    pub(super) kept: Option<&'a KeptPowers>,
+}
+
+impl<'a> Powers<'a> {
+    /// A whole table.
+    #[inline(always)]
+    pub(crate) fn of_table(t: &'a PowerTable) -> Self {
+        Powers {
+            table: Some(t),
+            kept: None,
+        }
+    }
+
+    /// An AES-GCM key's kept powers.
+    #[inline(always)]
+    pub(crate) fn of_kept(k: &'a KeptPowers) -> Self {
+        Powers {
+            table: None,
+            kept: Some(k),
+        }
+    }
+
+    /// The kept powers, if that is the source.
+    #[inline(always)]
+    pub(crate) fn kept(self) -> Option<&'a KeptPowers> {
+        self.kept
+    }
+
+    /// The table of a call that multiplies by H^1..H^need: the given one, or `local` (a new
+    /// table, which costs nothing until written) filled from the kept powers, and wiped when
+    /// it is dropped with the feature `siv-wipe`. Panics if a given table holds fewer powers
+    /// (never: whole tables hold `TOP`, and only calls that hash nothing get [`EMPTY`]).
+    ///
+    /// # Safety
+    /// As the [`Lanes`] methods.
+    #[inline(always)]
+    pub(super) unsafe fn table<'b, L: Lanes, const KARATSUBA: bool>(
+        self,
+        need: usize,
+        swapped: bool,
+        local: &'b mut PowerTable,
+    ) -> &'b PowerTable
+    where
+        'a: 'b,
+    {
+        let tbl = match (self.table, self.kept) {
+            // A given table in the other form: a copy, swapped (no caller of the engines
+            // gives an AES-GCM call a table; the kernel tests do).
+            (Some(t), _) if swapped && need > 0 && !t.is_swapped() => {
+                local.clone_from(t);
+                local.swap_powers();
+                local
+            }
+            (Some(t), _) => t,
+            (None, Some(k)) if need > 0 => {
+                // SAFETY: forwarded from the caller.
+                unsafe { expand_kept::<L, KARATSUBA>(k, need, local) };
+                if swapped {
+                    local.swap_powers();
+                }
+                local
+            }
+            _ => &EMPTY,
+        };
+        assert!(
+            tbl.holds() >= need && (need == 0 || tbl.is_swapped() == swapped),
+            "a call's powers of H were not computed"
+        );
+        tbl
+    }
+}
+
+/// H^1..H^4 of the POLYVAL key `h` in registers of `BLOCKS` powers: `regs[g]` holds
+/// H^(b(g+1))..H^(bg+1), highest in lane 0, for `g < 4 / b` (H^2..H^4 from lane-0
+/// multiplies, spread into lanes with masks); the other registers are zero.
+///
+/// # Safety
+/// As the [`Lanes`] methods.
+#[inline(always)]
+pub(super) unsafe fn first_powers<L: Lanes>(h: &[u8; 16]) -> [L; 4] {
+    let b = L::BLOCKS;
+    // SAFETY: the caller's features.
+    unsafe {
+        let h1 = L::from_lane0(h);
+        let h2 = mul_lanes(h1, h1);
+        let first = [h1, h2, mul_lanes(h2, h1), mul_lanes(h2, h2)];
+        let mut regs = [L::zero(); 4];
+        for (g, r) in regs.iter_mut().enumerate().take(4 / b) {
+            for l in 0..b {
+                // Lane `l` of register `g` is H^(b(g+1) - l).
+                let mut w = [0u32; 16];
+                w[4 * l..4 * l + 4].copy_from_slice(&[!0; 4]);
+                let v = spread(first[b * (g + 1) - l - 1]);
+                *r = L::xor(*r, L::and(v, L::from_words(&w)));
+            }
+        }
+        regs
+    }
+}
+
+/// Stores register `g` of powers, H^(b(g+1))..H^(bg+1) highest first, in `tbl`, and with
+/// `MIDDLES` their Karatsuba middles (`b(g+1) <= 32`).
+///
+/// # Safety
+/// As the [`Lanes`] methods.
+#[inline(always)]
+pub(super) unsafe fn store_powers<L: Lanes, const MIDDLES: bool>(
+    tbl: &mut PowerTable,
+    g: usize,
+    v: L,
+) {
+    let i = PowerTable::index(L::BLOCKS * (g + 1));
+    let (pow, powx) = tbl.entries_mut();
+    let (p, x) = (&mut pow[i..i + L::BLOCKS], &mut powx[i..i + L::BLOCKS]);
+    // SAFETY: the caller's features; `p` and `x` are `BLOCKS` entries (16 bytes each) long:
+    // the stores stay in them.
+    unsafe {
+        L::store(p.as_mut_ptr().cast(), v);
+        if MIDDLES {
+            L::store(x.as_mut_ptr().cast(), L::xor(v, L::swap_halves(v)));
+        }
+    }
+}
+
+/// Register `g` of powers (as [`store_powers`] lays it out) loaded back from `tbl`, where it
+/// was just stored whole (so the load forwards from that store).
+///
+/// # Safety
+/// As the [`Lanes`] methods; register `g` of `tbl` was stored.
+#[inline(always)]
+pub(super) unsafe fn load_powers<L: Lanes>(tbl: &mut PowerTable, g: usize) -> L {
+    let i = PowerTable::index(L::BLOCKS * (g + 1));
+    let (pow, _) = tbl.entries_mut();
+    // SAFETY: forwarded from the caller; `BLOCKS` entries from `i` are in the table (a
+    // bounds-checked slice) and were written.
+    unsafe { L::load(pow[i..i + L::BLOCKS].as_ptr().cast()) }
+}
+
+/// Extends a table that holds H^1..H^have (`have` 4 or 8: the first `have / b` registers of
+/// powers, stored with [`store_powers`] and given in `regs`, and the pad zeroed) to
+/// H^1..H^n for `n = min(need, 32)`, rounded up to a whole register, by doubling rounds whose
+/// products are independent (H^(m+1)..H^2m = H^1..H^m times H^m), with H^33 = H^32 `h1` when
+/// `need` is more than 32 (`need <= TOP`); then records what it holds. On registers of two or
+/// four blocks every register stays in `regs` (sixteen at most); one block a register (32 of
+/// them, more than the engine has) reloads each from its store.
+///
+/// # Safety
+/// As the [`Lanes`] methods; the table's registers of H^1..H^have were stored, and its pad
+/// zeroed.
+#[inline(always)]
+pub(super) unsafe fn grow<L: Lanes, const MIDDLES: bool>(
+    tbl: &mut PowerTable,
+    mut regs: [L; 16],
+    have: usize,
+    h1: &[u8; 16],
+    need: usize,
+) {
+    let b = L::BLOCKS;
+    let in_regs = b >= 2;
+    let need = need.min(TOP);
+    let mut holds = have.min(need.next_multiple_of(b));
+    // SAFETY: the caller's features; every register read was written before (the first
+    // `have / b` by the caller, the others in an earlier round), in `regs` (indices below
+    // 32 / b <= 16) or in the table.
+    unsafe {
+        // One doubling round for each `m` (4, 8, 16), written out so that every register
+        // index is a constant (a loop over the rounds would keep `regs` in memory).
+        macro_rules! double {
+            ($($m:literal)*) => {$(
+                if $m >= have && $m < need {
+                    // H^m is lane 0 of register m/b - 1.
+                    let top = if in_regs {
+                        regs[$m / b - 1]
+                    } else {
+                        load_powers::<L>(tbl, $m / b - 1)
+                    };
+                    let hm = spread(top);
+                    for g in 0..$m / b {
+                        // Register `g + m/b` starts at H^(b(g + m/b) + 1).
+                        if b * g + $m < need {
+                            let x = if in_regs {
+                                regs[g]
+                            } else {
+                                load_powers::<L>(tbl, g)
+                            };
+                            let v = mul_lanes(x, hm);
+                            if in_regs {
+                                regs[g + $m / b] = v;
+                            }
+                            store_powers::<L, MIDDLES>(tbl, g + $m / b, v);
+                            holds = b * g + $m + b;
+                        }
+                    }
+                }
+            )*};
+        }
+        double!(4 8 16);
+        if need > 32 {
+            // H^33's slot is the first: lane 0 alone (a whole register would overwrite
+            // H^32..).
+            let last = if in_regs {
+                regs[32 / b - 1]
+            } else {
+                load_powers::<L>(tbl, 32 / b - 1)
+            };
+            let h33 = mul_lanes(L::from_lane0(&L::lane0(last)), L::from_lane0(h1));
+            let mid = L::xor(h33, L::swap_halves(h33));
+            let (pow, powx) = tbl.entries_mut();
+            pow[PowerTable::index(TOP)] = MaybeUninit::new(u128::from_le_bytes(L::lane0(h33)));
+            if MIDDLES {
+                powx[PowerTable::index(TOP)] = MaybeUninit::new(u128::from_le_bytes(L::lane0(mid)));
+            }
+            holds = TOP;
+        }
+        // SAFETY: the pad was zeroed (the caller), the registers stored (the caller's and
+        // this function's, with middles if `MIDDLES`) cover H^1..H^holds, and H^33 was stored
+        // when `holds` is `TOP`.
+        tbl.set_holds(holds, MIDDLES);
+    }
+}
+
+/// Fills `tbl` (a new table) with the powers H^1..H^TOP of the POLYVAL key `h` and their
+/// Karatsuba middles, with the engine's carry-less multiplies: an AES-GCM-SIV message's
+/// table. Depth six multiplies (H^2; H^3, H^4; then doubling by H^4, H^8, H^16; H^33 = H^32
+/// H).
+///
+/// # Safety
+/// As the [`Lanes`] methods.
+#[inline(always)]
+pub(crate) unsafe fn fill_table<L: Lanes>(h: &[u8; 16], tbl: &mut PowerTable) {
+    tbl.zero_pad();
+    // SAFETY: the caller's features; the registers of H^1..H^4 are stored (and passed on)
+    // before `grow`, and the pad zeroed.
+    unsafe {
+        let first = first_powers::<L>(h);
+        let mut regs = [L::zero(); 16];
+        for g in 0..4 / L::BLOCKS {
+            regs[g] = first[g];
+            store_powers::<L, true>(tbl, g, first[g]);
+        }
+        grow::<L, true>(tbl, regs, 4, h, TOP);
+    }
+}
+
+/// An AES-GCM key's powers H^1..H^KEPT of its POLYVAL-domain hash key `h` (key setup): depth
+/// three multiplies, one store per register.
+///
+/// # Safety
+/// As the [`Lanes`] methods.
+#[inline(always)]
+pub(crate) unsafe fn kept_powers<L: Lanes>(h: &[u8; 16], out: &mut KeptPowers) {
+    let b = L::BLOCKS;
+    // SAFETY: the caller's features; each store is `b` entries inside `out` (bounds-checked
+    // slices, `b * (g + 1) <= KEPT`).
+    unsafe {
+        let regs = first_powers::<L>(h);
+        let h4 = spread(regs[4 / b - 1]);
+        let pow = out.entries_mut();
+        for (g, r) in regs.iter().enumerate().take(4 / b) {
+            for (k, v) in [(g, *r), (g + 4 / b, mul_lanes(*r, h4))] {
+                let i = KEPT - b * (k + 1);
+                L::store(pow[i..i + b].as_mut_ptr().cast(), v);
+            }
+        }
+    }
+}
+
+/// Builds in `tbl` (a new table) a call's table of H^1..H^need (`1 <= need <= TOP`) from an
+/// AES-GCM key's kept H^1..H^KEPT: the pad first, the registers of the kept powers it needs
+/// (with their Karatsuba middles for `KARATSUBA`'s multiplies), then the powers above H^KEPT
+/// by [`grow`].
+///
+/// # Safety
+/// As the [`Lanes`] methods.
+#[inline(always)]
+pub(super) unsafe fn expand_kept<L: Lanes, const KARATSUBA: bool>(
+    kept: &KeptPowers,
+    need: usize,
+    tbl: &mut PowerTable,
+) {
+    let b = L::BLOCKS;
+    let pow = kept.entries();
+    tbl.zero_pad();
+    // SAFETY: the caller's features; each load is `b` entries inside `pow` (bounds-checked
+    // slices, `b * (g + 1) <= KEPT`); `grow` gets every register of H^1..H^KEPT (stored, and
+    // in `regs` up to sixteen) when the call needs more.
+    unsafe {
+        let mut regs = [L::zero(); 16];
+        for (g, r) in regs.iter_mut().enumerate().take(KEPT / b) {
+            if b * g < need {
+                let i = KEPT - b * (g + 1);
+                *r = L::load(pow[i..i + b].as_ptr().cast());
+                store_powers::<L, KARATSUBA>(tbl, g, *r);
+            }
+        }
+        let h1 = pow[KEPT - 1].to_le_bytes();
+        grow::<L, KARATSUBA>(tbl, regs, KEPT, &h1, need);
+    }
+}
+
+/// POLYVAL under the key `h` of `aad`, `data` (each zero-padded to whole blocks) and the
+/// block `lengths`, by Horner's rule in lane 0 (`y = (y + X) * H`, reduced each block): no
+/// table of powers, for the few blocks of a short AES-GCM-SIV message, whose key is new
+/// for every message.
+///
+/// # Safety
+/// As the [`Lanes`] methods.
+#[inline(always)]
+pub(crate) unsafe fn polyval_horner<L: Lanes>(
+    h: &[u8; 16],
+    aad: &[u8],
+    data: &[u8],
+    lengths: &[u8; 16],
+) -> [u8; 16] {
+    // SAFETY: the caller's features; each load reads `m <= 16` bytes inside its slice.
+    unsafe {
+        let h = L::from_lane0(h);
+        let mut y = L::zero();
+        for part in [aad, data] {
+            for block in part.chunks(16) {
+                let x = if L::BLOCKS == 1 && block.len() == 16 {
+                    L::load(block.as_ptr())
+                } else {
+                    L::load_partial(block.as_ptr(), block.len())
+                };
+                y = mul_lanes(L::xor(y, x), h);
+            }
+        }
+        L::lane0(mul_lanes(L::xor(y, L::from_lane0(lengths)), h))
+    }
+}
