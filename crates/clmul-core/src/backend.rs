@@ -135,6 +135,43 @@ impl Backend {
     }
 }
 
+/// A backend this CPU runs: the constructors are [`Available::new`] (after
+/// [`Backend::is_available`]), [`Available::detected`] (detection's pick, which is one of
+/// [`Backend::available`] by construction) and [`Available::portable`]; the field is private
+/// to this module. Holding one proves the CPU has every target feature of that backend's
+/// kernels: it is what a keyed state stores and what its `unsafe` calls of the kernels rest
+/// on.
+#[derive(Clone, Copy, PartialEq, Eq)]
+#[repr(transparent)]
+pub(crate) struct Available(Backend);
+
+impl Available {
+    /// `backend`, if this CPU runs it.
+    #[inline]
+    pub(crate) fn new(backend: Backend) -> Option<Self> {
+        backend.is_available().then_some(Available(backend))
+    }
+
+    /// The detected backend ([`Backend::detect`]: the last of [`Backend::available`], or the
+    /// portable one).
+    #[inline]
+    pub(crate) fn detected() -> Self {
+        Available(Backend::detect())
+    }
+
+    /// The portable backend, which every CPU runs.
+    #[inline]
+    pub(crate) fn portable() -> Self {
+        Available(Backend::Portable)
+    }
+
+    /// The backend.
+    #[inline]
+    pub(crate) fn get(self) -> Backend {
+        self.0
+    }
+}
+
 impl core::fmt::Display for Backend {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.write_str(self.name())

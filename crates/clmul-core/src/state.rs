@@ -26,6 +26,7 @@
 
 use core::sync::atomic::{AtomicU8, Ordering};
 
+use crate::backend::Available;
 use crate::powers::{SMALL, Small};
 use crate::{Backend, soft};
 
@@ -89,8 +90,8 @@ pub struct Hasher<const GHASH: bool> {
     /// H^1..H^len are in `small`: 1 or 4 ([`SMALL`]). Raised to 4 after the powers are
     /// stored (release), read before they are (acquire) where the state is shared.
     len: AtomicU8,
-    /// Only ever set to a backend whose `is_available()` returned true.
-    backend: Backend,
+    /// A backend this CPU runs (the type's proof).
+    backend: Available,
     /// GHASH in its own bit order on the 512-bit backend (see [`Self::natural`]).
     natural: bool,
     /// Explicit padding to the 16-byte alignment, always zero.
@@ -115,13 +116,13 @@ impl<const GHASH: bool> Hasher<GHASH> {
     /// A state for key `h` (the POLYVAL key, or GHASH's H) on the detected backend.
     #[inline]
     pub fn new(h: &[u8; 16]) -> Self {
-        Self::build(h, Backend::detect())
+        Self::build(h, Available::detected())
     }
 
     /// A state on `backend`, or `None` if this CPU cannot run it.
     #[inline]
     pub fn with_backend(h: &[u8; 16], backend: Backend) -> Option<Self> {
-        backend.is_available().then(|| Self::build(h, backend))
+        Available::new(backend).map(|b| Self::build(h, b))
     }
 
     /// A state on the detected backend, or on the portable one if `portable` (a build that
@@ -129,9 +130,9 @@ impl<const GHASH: bool> Hasher<GHASH> {
     #[inline]
     pub fn with_state(h: &[u8; 16], portable: bool, state: &[u8; 16]) -> Self {
         let backend = if portable {
-            Backend::Portable
+            Available::portable()
         } else {
-            Backend::detect()
+            Available::detected()
         };
         let mut s = Self::build(h, backend);
         s.set_state(state);
@@ -151,9 +152,9 @@ impl<const GHASH: bool> Hasher<GHASH> {
     /// A GHASH state on the 512-bit backend runs in GHASH's natural bit order on Intel's
     /// cores (see `x86::is_intel`), byte-reflected elsewhere.
     #[inline]
-    fn build(h: &[u8; 16], backend: Backend) -> Self {
+    fn build(h: &[u8; 16], backend: Available) -> Self {
         #[cfg(target_arch = "x86_64")]
-        let natural = GHASH && backend == Backend::Avx512 && crate::x86::is_intel();
+        let natural = GHASH && backend.get() == Backend::Avx512 && crate::x86::is_intel();
         #[cfg(not(target_arch = "x86_64"))]
         let natural = false;
         Self::build_in(h, backend, natural)
@@ -169,11 +170,13 @@ impl<const GHASH: bool> Hasher<GHASH> {
         let ok = !natural || (GHASH && backend == Backend::Avx512);
         #[cfg(not(target_arch = "x86_64"))]
         let ok = !natural;
-        (ok && backend.is_available()).then(|| Self::build_in(h, backend, natural))
+        Available::new(backend)
+            .filter(|_| ok)
+            .map(|b| Self::build_in(h, b, natural))
     }
 
     #[inline(always)]
-    fn build_in(h: &[u8; 16], backend: Backend, natural: bool) -> Self {
+    fn build_in(h: &[u8; 16], backend: Available, natural: bool) -> Self {
         // In GHASH's natural bit order the kept powers are GHASH's polynomials: H read
         // big-endian and bit-reversed.
         let h = if natural {
@@ -194,7 +197,7 @@ impl<const GHASH: bool> Hasher<GHASH> {
     /// The backend this state runs on.
     #[inline]
     pub fn backend(&self) -> Backend {
-        self.backend
+        self.backend.get()
     }
 
     /// Absorbs whole blocks.
@@ -322,12 +325,12 @@ impl<const GHASH: bool> Hasher<GHASH> {
 
 /// [H, H^2, H^3, H^4] from `h` with `backend`'s multiplies (in GHASH's natural bit order if
 /// `natural`).
-fn powers4(backend: Backend, natural: bool, h: u128) -> [u128; 4] {
+fn powers4(backend: Available, natural: bool, h: u128) -> [u128; 4] {
     let _ = natural;
-    match backend {
+    match backend.get() {
         #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
-        // SAFETY: `backend` is only stored after `is_available()` confirmed the CPU has every
-        // feature this kernel is compiled with.
+        // SAFETY: `backend` is an `Available`: the CPU has every feature of this backend's
+        // kernels.
         Backend::Pclmul => unsafe { crate::x86::pclmul::powers4(h) },
         #[cfg(target_arch = "x86_64")]
         // SAFETY: as above; the AVX-512 tier's feature list includes every feature of the
@@ -351,7 +354,7 @@ fn powers4(backend: Backend, natural: bool, h: u128) -> [u128; 4] {
 /// enough to use them (two blocks, or [`POWERS_FROM`](crate::portable::POWERS_FROM) on the portable backend).
 #[inline]
 fn kernel<const GHASH: bool>(
-    backend: Backend,
+    backend: Available,
     natural: bool,
     small: &mut Small,
     len: &mut u8,
@@ -360,19 +363,19 @@ fn kernel<const GHASH: bool>(
 ) {
     let _ = natural;
     #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
-    if blocks.len() <= SMALL && backend != Backend::Portable && !natural {
+    if blocks.len() <= SMALL && backend.get() != Backend::Portable && !natural {
         // Up to four blocks run the 128-bit code on every x86 backend (shorter latency than
         // setting up wide registers), called from here without the wide kernel's entry.
-        // SAFETY: every x86 backend other than the portable one (PCLMULQDQ, AVX2, AVX-512) is
-        // only stored after `is_available()` confirmed its features, and each one's feature
-        // list includes the PCLMULQDQ tier's (`pclmulqdq`, `sse2`, `ssse3`).
+        // SAFETY: `backend` is an `Available` x86 backend other than the portable one
+        // (PCLMULQDQ, AVX2, AVX-512): the CPU has its features, and each one's feature list
+        // includes the PCLMULQDQ tier's (`pclmulqdq`, `sse2`, `ssse3`).
         return unsafe { crate::x86::pclmul::update_small::<GHASH>(small, len, acc, blocks) };
     }
-    match backend {
+    match backend.get() {
         Backend::Portable => crate::portable::update::<GHASH>(small, len, acc, blocks),
         #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
-        // SAFETY: `backend` is only stored after `is_available()` confirmed the CPU has every
-        // feature this kernel is compiled with.
+        // SAFETY: `backend` is an `Available`: the CPU has every feature of this backend's
+        // kernels.
         Backend::Pclmul => unsafe {
             crate::x86::pclmul::update_small::<GHASH>(small, len, acc, blocks)
         },
@@ -433,7 +436,7 @@ impl<const GHASH: bool> Drop for Hasher<GHASH> {
 impl<const GHASH: bool> core::fmt::Debug for Hasher<GHASH> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.debug_struct(if GHASH { "Ghash" } else { "Polyval" })
-            .field("backend", &self.backend)
+            .field("backend", &self.backend.get())
             .finish_non_exhaustive()
     }
 }
