@@ -108,6 +108,29 @@ pub(super) fn is_clmul(t: &str) -> bool {
     t.starts_with("vpclmul") || t.starts_with("pclmul") || t.starts_with("pmull")
 }
 
+/// A function's control-flow graph: instruction index by address, and each instruction's
+/// successors (by index).
+fn graph(f: &Func) -> (HashMap<u64, usize>, Vec<Vec<usize>>) {
+    let index: HashMap<u64, usize> = f
+        .insns
+        .iter()
+        .enumerate()
+        .map(|(i, x)| (x.addr, i))
+        .collect();
+    let succs = (0..f.insns.len())
+        .map(|i| {
+            let next = (i + 1 < f.insns.len()).then_some(i + 1);
+            match f.insns[i].kind {
+                Kind::Plain => next.into_iter().collect(),
+                Kind::End => Vec::new(),
+                Kind::Jump(t) => index.get(&t).copied().into_iter().collect(),
+                Kind::Cond(t) => next.into_iter().chain(index.get(&t).copied()).collect(),
+            }
+        })
+        .collect();
+    (index, succs)
+}
+
 /// The stitched loop of a function: two paths (instruction indices, in order) from its head
 /// to its back edge, for AES-128 and AES-256, and the bytes one iteration processes.
 pub(super) struct Loop {
@@ -117,22 +140,7 @@ pub(super) struct Loop {
 }
 
 pub(super) fn stitched_loop(f: &Func) -> Option<Loop> {
-    let index: HashMap<u64, usize> = f
-        .insns
-        .iter()
-        .enumerate()
-        .map(|(i, x)| (x.addr, i))
-        .collect();
-    let succ = |i: usize| -> Vec<usize> {
-        let next = (i + 1 < f.insns.len()).then_some(i + 1);
-        match f.insns[i].kind {
-            Kind::Plain => next.into_iter().collect(),
-            Kind::End => Vec::new(),
-            Kind::Jump(t) => index.get(&t).copied().into_iter().collect(),
-            Kind::Cond(t) => next.into_iter().chain(index.get(&t).copied()).collect(),
-        }
-    };
-    let succs: Vec<Vec<usize>> = (0..f.insns.len()).map(succ).collect();
+    let (index, succs) = graph(f);
     let count =
         |p: &[usize], pred: fn(&str) -> bool| p.iter().filter(|&&i| pred(&f.insns[i].text)).count();
     // Every back edge, with the paths through its loop with the fewest and the most AES
@@ -188,23 +196,7 @@ pub(super) fn stitched_loop(f: &Func) -> Option<Loop> {
 /// The loop of a function with the most carry-less multiplies (a GHASH loop: no AES), as the
 /// shortest path from its head to its back edge.
 pub(super) fn hash_loop(f: &Func) -> Option<Vec<usize>> {
-    let index: HashMap<u64, usize> = f
-        .insns
-        .iter()
-        .enumerate()
-        .map(|(i, x)| (x.addr, i))
-        .collect();
-    let succs: Vec<Vec<usize>> = (0..f.insns.len())
-        .map(|i| {
-            let next = (i + 1 < f.insns.len()).then_some(i + 1);
-            match f.insns[i].kind {
-                Kind::Plain => next.into_iter().collect(),
-                Kind::End => Vec::new(),
-                Kind::Jump(t) => index.get(&t).copied().into_iter().collect(),
-                Kind::Cond(t) => next.into_iter().chain(index.get(&t).copied()).collect(),
-            }
-        })
-        .collect();
+    let (index, succs) = graph(f);
     let mut best: Option<(usize, Vec<usize>)> = None;
     for (latch, x) in f.insns.iter().enumerate() {
         let t = match x.kind {
