@@ -18,8 +18,10 @@ pub enum Backend {
     /// 512-bit VPCLMULQDQ with AVX-512.
     #[cfg(target_arch = "x86_64")]
     Avx512,
-    /// ARMv8 PMULL (`vmull_p64`).
-    #[cfg(target_arch = "aarch64")]
+    /// ARMv8 PMULL (`vmull_p64`), on little-endian aarch64 (as the fused engines: its loads
+    /// and its moves between `u128` and vector registers are written for that byte order;
+    /// big-endian aarch64 runs the portable backend).
+    #[cfg(all(target_arch = "aarch64", target_endian = "little"))]
     Pmull,
     /// ARMv8 PMULL with FEAT_SHA3's three-way `EOR3` (Neoverse V1/V2/N2, Apple M1 and later).
     /// Not what [`Backend::detect`] picks: this loop is bound by its latency, not by its
@@ -27,7 +29,7 @@ pub enum Backend {
     /// issues on all four (llvm-mca, GHASH in strides of 8 blocks: 15.5 cycles per 64 bytes
     /// against [`Backend::Pmull`]'s 14.5 on `neoverse-v1`). The stitched AES-GCM loop, bound
     /// by its operation count, gains from it (`aead-engines`' EOR3 engine).
-    #[cfg(target_arch = "aarch64")]
+    #[cfg(all(target_arch = "aarch64", target_endian = "little"))]
     PmullEor3,
 }
 
@@ -47,9 +49,9 @@ impl Backend {
         Backend::Avx2,
         #[cfg(target_arch = "x86_64")]
         Backend::Avx512,
-        #[cfg(target_arch = "aarch64")]
+        #[cfg(all(target_arch = "aarch64", target_endian = "little"))]
         Backend::PmullEor3,
-        #[cfg(target_arch = "aarch64")]
+        #[cfg(all(target_arch = "aarch64", target_endian = "little"))]
         Backend::Pmull,
     ];
 
@@ -64,9 +66,9 @@ impl Backend {
             Backend::Avx2 => crate::x86::avx2::available(),
             #[cfg(target_arch = "x86_64")]
             Backend::Avx512 => crate::x86::avx512::available(),
-            #[cfg(target_arch = "aarch64")]
+            #[cfg(all(target_arch = "aarch64", target_endian = "little"))]
             Backend::Pmull => crate::aarch64::pmull::available(),
-            #[cfg(target_arch = "aarch64")]
+            #[cfg(all(target_arch = "aarch64", target_endian = "little"))]
             Backend::PmullEor3 => crate::aarch64::pmull::eor3::available(),
         }
     }
@@ -110,9 +112,9 @@ impl Backend {
             Backend::Avx2 => crate::x86::avx2::FEATURES,
             #[cfg(target_arch = "x86_64")]
             Backend::Avx512 => crate::x86::avx512::FEATURES,
-            #[cfg(target_arch = "aarch64")]
+            #[cfg(all(target_arch = "aarch64", target_endian = "little"))]
             Backend::Pmull => crate::aarch64::pmull::FEATURES,
-            #[cfg(target_arch = "aarch64")]
+            #[cfg(all(target_arch = "aarch64", target_endian = "little"))]
             Backend::PmullEor3 => crate::aarch64::pmull::eor3::FEATURES,
         }
     }
@@ -127,9 +129,9 @@ impl Backend {
             Backend::Avx2 => "avx2",
             #[cfg(target_arch = "x86_64")]
             Backend::Avx512 => "avx512",
-            #[cfg(target_arch = "aarch64")]
+            #[cfg(all(target_arch = "aarch64", target_endian = "little"))]
             Backend::Pmull => "pmull",
-            #[cfg(target_arch = "aarch64")]
+            #[cfg(all(target_arch = "aarch64", target_endian = "little"))]
             Backend::PmullEor3 => "pmull-eor3",
         }
     }

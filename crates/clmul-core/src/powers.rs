@@ -101,6 +101,11 @@ impl Small {
     /// flight waits for them). The pointer comes from the whole array, and is valid as long
     /// as that borrow.
     #[inline]
+    #[cfg(any(
+        target_arch = "x86",
+        target_arch = "x86_64",
+        all(target_arch = "aarch64", target_endian = "little")
+    ))]
     pub fn power_mut_ptr(&mut self, k: usize) -> *mut u8 {
         assert!((1..=SMALL).contains(&k));
         self.w.as_mut_ptr().wrapping_add(WORDS * (SMALL - k)).cast()

@@ -339,10 +339,10 @@ fn powers4(backend: Available, natural: bool, h: u128) -> [u128; 4] {
         #[cfg(target_arch = "x86_64")]
         // SAFETY: as above.
         Backend::Avx2 | Backend::Avx512 => unsafe { crate::x86::pclmul::powers4(h) },
-        #[cfg(target_arch = "aarch64")]
+        #[cfg(all(target_arch = "aarch64", target_endian = "little"))]
         // SAFETY: as above, detection of the PMULL tier's features succeeded.
         Backend::Pmull => unsafe { crate::aarch64::pmull::powers4(h) },
-        #[cfg(target_arch = "aarch64")]
+        #[cfg(all(target_arch = "aarch64", target_endian = "little"))]
         // SAFETY: as above, detection of the PMULL + SHA3 tier's features succeeded.
         Backend::PmullEor3 => unsafe { crate::aarch64::pmull::eor3::powers4(h) },
         _ => crate::portable::powers4(h),
@@ -394,12 +394,12 @@ fn kernel<const GHASH: bool>(
                 (false, false) => update_small::<POLYVAL>(small, len, acc, blocks),
             }
         },
-        #[cfg(target_arch = "aarch64")]
+        #[cfg(all(target_arch = "aarch64", target_endian = "little"))]
         // SAFETY: as above, detection of the PMULL tier's features succeeded.
         Backend::Pmull => unsafe {
             crate::aarch64::pmull::update_small::<GHASH>(small, len, acc, blocks)
         },
-        #[cfg(target_arch = "aarch64")]
+        #[cfg(all(target_arch = "aarch64", target_endian = "little"))]
         // SAFETY: as above, detection of the PMULL + SHA3 tier's features succeeded.
         Backend::PmullEor3 => unsafe {
             crate::aarch64::pmull::eor3::update_small::<GHASH>(small, len, acc, blocks)
