@@ -23,7 +23,8 @@ row failed:
            powerpc; little-endian aarch64 (`qemu-aarch64 -cpu max`: PMULL, ARMv8
            AES and SHA3's EOR3 run; again on `-cpu cortex-a72`, without SHA3;
            plus a run forced portable with --cfg polyval_backend=\"soft\"),
-           i686, armv7, riscv64gc
+           i686, armv7, riscv64gc; with aarch64, a build check of the libraries
+           on big-endian aarch64_be (nightly, -Zbuild-std; no run)
   ladder   the x86_64 test binaries (built once, baseline target features),
            natively and under `qemu-x86_64` with QEMU_CPU = qemu64, Westmere,
            SandyBridge, Haswell, Icelake-Server; CLMUL_EXPECT_CPU = the model
@@ -36,7 +37,8 @@ Options:
                   e.g. `s390x` or `riscv64`, is enough). With --target, the
                   ladder and Miri run only if --ladder / --miri is given too.
   --quick         the reduced CI set: s390x, aarch64 (+ Cortex-A72, + forced
-                  portable for the main workspace), the
+                  portable for the main workspace, + the aarch64_be build
+                  check), the
                   ladder (the aead 0.5 workspace on qemu64 and Icelake-Server only),
                   and Miri on s390x over clmul-core only
   --install       install what is missing: Debian packages (qemu-user,
@@ -167,6 +169,20 @@ pub const TARGETS: &[Target] = &[
         soft_run: false,
         old_too: true,
     },
+];
+
+/// The build check's target ([`Job::BuildStd`]): aarch64 big-endian, tier 3 (no prebuilt
+/// standard library, no C library here to link tests against).
+const BUILD_STD_TARGET: &str = "aarch64_be-unknown-linux-gnu";
+
+/// The libraries the build check compiles.
+const BUILD_STD_PACKAGES: &[&str] = &[
+    "clmul-core",
+    "polyval",
+    "ghash",
+    "aead-engines",
+    "aes-gcm",
+    "aes-gcm-siv",
 ];
 
 /// `--quick`: one big-endian target and the one with SIMD intrinsics.
@@ -337,6 +353,10 @@ enum Job {
         packages: &'static [&'static str],
         features: bool,
     },
+    /// A build check (no run) of the libraries on a target without a prebuilt standard
+    /// library, with the nightly toolchain's `-Zbuild-std`: big-endian aarch64, where the
+    /// fused engines and the PMULL backends are compiled out.
+    BuildStd { target: &'static str },
 }
 
 impl Job {
@@ -345,6 +365,7 @@ impl Job {
             Job::Cross { target, .. } => target.triple,
             Job::Ladder { .. } => HOST,
             Job::Miri { target, .. } => target.unwrap_or(HOST),
+            Job::BuildStd { target } => target,
         }
     }
 
@@ -352,7 +373,7 @@ impl Job {
     fn old(&self) -> bool {
         match self {
             Job::Cross { old, .. } | Job::Ladder { old, .. } => *old,
-            Job::Miri { .. } => false,
+            Job::Miri { .. } | Job::BuildStd { .. } => false,
         }
     }
 
@@ -365,6 +386,7 @@ impl Job {
             },
             Job::Ladder { cpu: None, .. } => "native".to_string(),
             Job::Ladder { cpu: Some(cpu), .. } => format!("ladder {cpu}"),
+            Job::BuildStd { .. } => "check (build-std)".to_string(),
             Job::Miri {
                 packages, features, ..
             } => {
@@ -407,6 +429,16 @@ fn plan(opts: &Options) -> Vec<Job> {
                 }
             }
         }
+    }
+    if opts.cross
+        && opts
+            .targets
+            .iter()
+            .any(|t| t.triple == "aarch64-unknown-linux-gnu")
+    {
+        jobs.push(Job::BuildStd {
+            target: BUILD_STD_TARGET,
+        });
     }
     if opts.ladder {
         for old in [false, true] {
@@ -570,6 +602,14 @@ impl Host {
                         what: "qemu-x86_64".to_string(),
                         package: "qemu-user",
                     });
+                }
+            }
+            Job::BuildStd { .. } => {
+                if !self.nightly {
+                    missing.push(Missing::Nightly);
+                } else if !self.miri {
+                    // rust-src comes with the Miri components.
+                    missing.push(Missing::MiriComponents);
                 }
             }
             Job::Miri { features, .. } => {
@@ -846,6 +886,7 @@ impl Workspace {
             Job::Ladder { .. } => self.target_dir.join("debug"),
             Job::Miri { features: true, .. } => self.target_dir.join("miri-features"),
             Job::Miri { .. } => self.target_dir.join("miri"),
+            Job::BuildStd { .. } => self.target_dir.join("build-std"),
         }
     }
 
@@ -907,6 +948,24 @@ impl Workspace {
                     .env("QEMU_CPU", cpu)
                     .env("CLMUL_EXPECT_CPU", cpu);
                 }
+            }
+            Job::BuildStd { target } => {
+                // As for Miri: `cargo +nightly` through the rustup proxy.
+                cmd = Command::new("cargo");
+                cmd.env_remove("CARGO")
+                    .env_remove("RUSTUP_TOOLCHAIN")
+                    .args([
+                        "+nightly",
+                        "check",
+                        "-Zbuild-std=core,alloc",
+                        "--target",
+                        target,
+                    ]);
+                for p in BUILD_STD_PACKAGES {
+                    cmd.args(["-p", p]);
+                }
+                set_rustflags(&mut cmd, "-D warnings");
+                cmd.env("CARGO_TARGET_DIR", self.target_dir.join("build-std"));
             }
             Job::Miri {
                 target,
@@ -1098,8 +1157,8 @@ mod tests {
         assert_eq!(o.targets.len(), TARGETS.len());
         assert!(o.cross && o.ladder && o.miri);
         // 7 targets + aarch64 soft, native + 5 models, each for both workspaces; aarch64 on
-        // Cortex-A72 for the main one; 3 Miri runs.
-        assert_eq!(plan(&o).len(), 2 * (8 + 6) + 1 + 3);
+        // Cortex-A72 for the main one; the aarch64_be build check; 3 Miri runs.
+        assert_eq!(plan(&o).len(), 2 * (8 + 6) + 1 + 1 + 3);
     }
 
     #[test]
@@ -1115,6 +1174,7 @@ mod tests {
             .collect();
         assert!(modes.contains(&"aarch64-unknown-linux-gnu qemu soft".to_string()));
         assert!(modes.contains(&"aarch64-unknown-linux-gnu qemu -cpu cortex-a72".to_string()));
+        assert!(modes.contains(&"aarch64_be-unknown-linux-gnu check (build-std)".to_string()));
         assert!(modes.contains(&"s390x-unknown-linux-gnu miri (clmul-core)".to_string()));
         assert!(modes.contains(&"s390x-unknown-linux-gnu qemu aead-0.5".to_string()));
         assert!(modes.contains(&"x86_64-unknown-linux-gnu ladder Haswell".to_string()));
@@ -1123,7 +1183,7 @@ mod tests {
         // Per workspace 3 cross rows, less aead-0.5's soft one, and Cortex-A72 for the main
         // one; the ladder native + 5 models, and native + 2 for aead-0.5.
         assert!(!modes.contains(&"aarch64-unknown-linux-gnu qemu soft aead-0.5".to_string()));
-        assert_eq!(modes.len(), 2 * 3 - 1 + 1 + 6 + 3 + 1);
+        assert_eq!(modes.len(), 2 * 3 - 1 + 1 + 1 + 6 + 3 + 1);
     }
 
     #[test]
