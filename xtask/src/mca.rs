@@ -229,10 +229,14 @@ pub fn run(args: &[String]) -> Result<(), String> {
         rows.push((e, size, lp, cells));
     }
 
-    let peers = if o.peers {
-        peer_rows(&tools, &root, &dir, &models, o.install)?
+    let registry = if o.peers {
+        Some(Registry::new(&root, &dir)?)
     } else {
-        Vec::new()
+        None
+    };
+    let peers = match &registry {
+        Some(r) => peer_rows(&tools, r, &models, o.install)?,
+        None => Vec::new(),
     };
 
     // The report: per engine and model, AES-128 c/64B (AES-256 c/64B), busiest resource.
@@ -308,8 +312,11 @@ pub fn run(args: &[String]) -> Result<(), String> {
             md.push_str(&format!("| {} |\n", r.join(" | ")));
         }
     }
-    if o.peers && models.iter().any(|(_, a)| *a == Arch::Arm) {
-        let (head, rows) = hash_rows(&tools, &root, &dir, &models, o.build, o.install)?;
+    if let Some(r) = registry
+        .as_ref()
+        .filter(|_| models.iter().any(|(_, a)| *a == Arch::Arm))
+    {
+        let (head, rows) = hash_rows(&tools, r, &dir, &models, o.build, o.install)?;
         let hr: Vec<&str> = head.iter().map(String::as_str).collect();
         println!();
         print!("{}", crate::table::render(&hr, &rows, 0, true));

@@ -17,6 +17,9 @@ pub(super) struct PeerFn {
     pub(super) aes256: &'static str,
     /// `(model, our engine's name in [`ENGINES`])`: the CPUs whose users get this loop.
     pub(super) versus: &'static [(&'static str, &'static str)],
+    /// The models with the loop's instructions (`None`: every model of `arch`), as
+    /// [`EngineFn::needs`].
+    pub(super) needs: Option<&'static [&'static str]>,
 }
 
 pub(super) const PEERS: &[PeerFn] = &[
@@ -31,6 +34,7 @@ pub(super) const PEERS: &[PeerFn] = &[
             ("znver4", "VAES-512, Karatsuba (AMD)"),
             ("sapphirerapids", "VAES-512, schoolbook (Intel)"),
         ],
+        needs: Some(&["znver4", "sapphirerapids"]),
     },
     PeerFn {
         name: "aws-lc AVX-512, decrypt",
@@ -43,6 +47,7 @@ pub(super) const PEERS: &[PeerFn] = &[
             ("znver4", "VAES-512, Karatsuba (AMD)"),
             ("sapphirerapids", "VAES-512, schoolbook (Intel)"),
         ],
+        needs: Some(&["znver4", "sapphirerapids"]),
     },
     PeerFn {
         name: "ring VAES-AVX2",
@@ -52,6 +57,7 @@ pub(super) const PEERS: &[PeerFn] = &[
         aes128: "aes_gcm_enc_update_vaes_avx2",
         aes256: "aes_gcm_enc_update_vaes_avx2",
         versus: &[("znver3", "VAES-256"), ("alderlake", "VAES-256")],
+        needs: Some(&["znver4", "znver3", "sapphirerapids", "alderlake"]),
     },
     PeerFn {
         name: "ring VAES-AVX2, decrypt",
@@ -61,6 +67,7 @@ pub(super) const PEERS: &[PeerFn] = &[
         aes128: "aes_gcm_dec_update_vaes_avx2",
         aes256: "aes_gcm_dec_update_vaes_avx2",
         versus: &[("znver3", "VAES-256"), ("alderlake", "VAES-256")],
+        needs: Some(&["znver4", "znver3", "sapphirerapids", "alderlake"]),
     },
     PeerFn {
         name: "ring AES-NI (6x)",
@@ -70,6 +77,7 @@ pub(super) const PEERS: &[PeerFn] = &[
         aes128: "_aesni_ctr32_ghash_6x",
         aes256: "_aesni_ctr32_ghash_6x",
         versus: &[("skylake", "AES-NI")],
+        needs: None,
     },
     PeerFn {
         name: "aws-lc unroll8",
@@ -79,6 +87,7 @@ pub(super) const PEERS: &[PeerFn] = &[
         aes128: "aesv8_gcm_8x_enc_128",
         aes256: "aesv8_gcm_8x_enc_256",
         versus: &[("neoverse-v1", "ARMv8 EOR3"), ("neoverse-v2", "ARMv8 EOR3")],
+        needs: Some(&["neoverse-v1", "neoverse-v2"]),
     },
     PeerFn {
         name: "aws-lc unroll8, decrypt",
@@ -88,6 +97,7 @@ pub(super) const PEERS: &[PeerFn] = &[
         aes128: "aesv8_gcm_8x_dec_128",
         aes256: "aesv8_gcm_8x_dec_256",
         versus: &[("neoverse-v1", "ARMv8 EOR3"), ("neoverse-v2", "ARMv8 EOR3")],
+        needs: Some(&["neoverse-v1", "neoverse-v2"]),
     },
     PeerFn {
         name: "ring 4-way",
@@ -97,6 +107,7 @@ pub(super) const PEERS: &[PeerFn] = &[
         aes128: "aes_gcm_enc_kernel",
         aes256: "aes_gcm_enc_kernel",
         versus: &[("neoverse-n1", "ARMv8")],
+        needs: None,
     },
     PeerFn {
         name: "ring 4-way, decrypt",
@@ -106,6 +117,7 @@ pub(super) const PEERS: &[PeerFn] = &[
         aes128: "aes_gcm_dec_kernel",
         aes256: "aes_gcm_dec_kernel",
         versus: &[("neoverse-n1", "ARMv8")],
+        needs: None,
     },
 ];
 
@@ -155,19 +167,15 @@ pub(super) type PeerRow = (&'static PeerFn, Loop, Vec<Option<(Mca, Mca)>>);
 
 pub(super) fn peer_rows(
     tools: &Tools,
-    root: &Path,
-    dir: &Path,
+    registry: &Registry,
     models: &[(&str, Arch)],
     install: bool,
 ) -> Result<Vec<PeerRow>, String> {
-    let registry = Registry::find(root)?;
-    let out = dir.join("peers");
-    fs::create_dir_all(&out).map_err(|e| format!("{}: {e}", out.display()))?;
     let mut objects: HashMap<&str, Vec<Func>> = HashMap::new();
     let mut rows = Vec::new();
     for p in PEERS {
         if !objects.contains_key(p.file) {
-            let obj = assemble(&registry, p, &out, install)?;
+            let obj = registry.assemble(p.krate, p.file, p.arch, install)?;
             objects.insert(p.file, disassemble(&tools.objdump, &obj, p.arch)?);
         }
         let funcs = &objects[p.file];
@@ -182,7 +190,7 @@ pub(super) fn peer_rows(
         let l256 = stitched_loop(f256).ok_or_else(|| format!("{}: no stitched loop", p.name))?;
         let mut cells = Vec::new();
         for &(model, arch) in models {
-            if arch != p.arch || !runs(p, model) {
+            if arch != p.arch || p.needs.is_some_and(|n| !n.contains(&model)) {
                 cells.push(None);
                 continue;
             }
@@ -195,22 +203,10 @@ pub(super) fn peer_rows(
     Ok(rows)
 }
 
-/// Whether `model` has the instructions of the peer's loop: AVX-512 on the AVX-512 models,
-/// VAES on 256 bits on those and the AVX2-class ones with VAES, SHA3's `EOR3` on Neoverse
-/// V1/V2; ring's AES-NI and 4-way ARMv8 loops everywhere.
-pub(super) fn runs(p: &PeerFn, model: &str) -> bool {
-    match p.name.split(',').next().unwrap_or_default() {
-        "aws-lc AVX-512" => matches!(model, "znver4" | "sapphirerapids"),
-        "ring VAES-AVX2" => matches!(model, "znver4" | "znver3" | "sapphirerapids" | "alderlake"),
-        "aws-lc unroll8" => matches!(model, "neoverse-v1" | "neoverse-v2"),
-        _ => true,
-    }
-}
-
 /// The GHASH loops' table on the ARM models: a header and a row per loop of [`HASHES`].
 pub(super) fn hash_rows(
     tools: &Tools,
-    root: &Path,
+    registry: &Registry,
     dir: &Path,
     models: &[(&str, Arch)],
     build: bool,
@@ -221,10 +217,11 @@ pub(super) fn hash_rows(
         .filter(|(_, a)| *a == Arch::Arm)
         .map(|(m, _)| *m)
         .collect();
-    let ours = disassemble(&tools.objdump, &clmul_tests(root, dir, build)?, Arch::Arm)?;
-    let registry = Registry::find(root)?;
-    let out = dir.join("peers");
-    fs::create_dir_all(&out).map_err(|e| format!("{}: {e}", out.display()))?;
+    let ours = disassemble(
+        &tools.objdump,
+        &clmul_tests(&registry.root, dir, build)?,
+        Arch::Arm,
+    )?;
     let mut head = vec!["loop".to_string()];
     head.extend(arm.iter().map(|m| m.to_string()));
     let mut rows = Vec::new();
@@ -233,20 +230,8 @@ pub(super) fn hash_rows(
         let funcs = match h.source {
             None => &ours,
             Some((krate, file)) => {
-                let peer = PeerFn {
-                    name: h.name,
-                    arch: Arch::Arm,
-                    krate,
-                    file,
-                    aes128: h.symbol,
-                    aes256: h.symbol,
-                    versus: &[],
-                };
-                theirs = disassemble(
-                    &tools.objdump,
-                    &assemble(&registry, &peer, &out, install)?,
-                    Arch::Arm,
-                )?;
+                let obj = registry.assemble(krate, file, Arch::Arm, install)?;
+                theirs = disassemble(&tools.objdump, &obj, Arch::Arm)?;
                 &theirs
             }
         };
@@ -323,29 +308,39 @@ pub(super) fn clmul_tests(root: &Path, dir: &Path, run: bool) -> Result<PathBuf,
         .ok_or_else(|| format!("no backends test executable in {}", deps.display()))
 }
 
-/// Where cargo keeps the sources of the peers' crates, at the versions `Cargo.lock` names.
+/// Where cargo keeps the sources of the peers' crates (at the versions the workspace's
+/// `Cargo.lock` names) and where their assembled objects go.
 pub(super) struct Registry {
-    pub(super) src: Vec<PathBuf>,
-    pub(super) lock: String,
+    /// The workspace root.
+    pub(super) root: PathBuf,
+    /// Cargo's `registry/src`, which holds a directory per index.
+    src: PathBuf,
+    lock: String,
+    /// The objects' directory.
+    out: PathBuf,
 }
 
 impl Registry {
-    pub(super) fn find(root: &Path) -> Result<Registry, String> {
+    pub(super) fn new(root: &Path, dir: &Path) -> Result<Registry, String> {
         let home = std::env::var_os("CARGO_HOME")
             .map(PathBuf::from)
             .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cargo")))
             .ok_or("neither CARGO_HOME nor HOME is set")?;
-        let src = fs::read_dir(home.join("registry/src"))
-            .map(|rd| rd.flatten().map(|e| e.path()).collect())
-            .unwrap_or_default();
         let lock =
             fs::read_to_string(root.join("Cargo.lock")).map_err(|e| format!("Cargo.lock: {e}"))?;
-        Ok(Registry { src, lock })
+        let out = dir.join("peers");
+        fs::create_dir_all(&out).map_err(|e| format!("{}: {e}", out.display()))?;
+        Ok(Registry {
+            root: root.to_path_buf(),
+            src: home.join("registry/src"),
+            lock,
+            out,
+        })
     }
 
-    /// The crate's directory: `<registry>/<name>-<version>` for the version in `Cargo.lock`;
+    /// The crate's directory: `<index>/<name>-<version>` for the version in `Cargo.lock`;
     /// fetched with `cargo fetch` when missing.
-    pub(super) fn krate(&self, root: &Path, name: &str) -> Result<PathBuf, String> {
+    fn krate(&self, name: &str) -> Result<PathBuf, String> {
         let version = self
             .lock
             .split("[[package]]")
@@ -359,81 +354,71 @@ impl Registry {
             })
             .ok_or_else(|| format!("{name} is not in Cargo.lock"))?;
         let want = format!("{name}-{version}");
+        // Read each time: the fetch may add the index's directory.
         let look = || {
-            self.src
-                .iter()
-                .map(|d| d.join(&want))
+            fs::read_dir(&self.src)
+                .ok()?
+                .flatten()
+                .map(|e| e.path().join(&want))
                 .find(|d| d.is_dir())
-                .or_else(|| {
-                    // The registry's index directories may appear with the fetch.
-                    let home = self.src.first()?.parent()?.to_path_buf();
-                    fs::read_dir(home)
-                        .ok()?
-                        .flatten()
-                        .map(|e| e.path().join(&want))
-                        .find(|d| d.is_dir())
-                })
         };
         if let Some(d) = look() {
             return Ok(d);
         }
-        proc::run_plain(Command::new("cargo").arg("fetch").current_dir(root));
+        proc::run_plain(Command::new("cargo").arg("fetch").current_dir(&self.root));
         look().ok_or_else(|| format!("{want}: not in cargo's registry after `cargo fetch`"))
     }
-}
 
-/// Assembles the peer's file into an object in `out`, with the C compiler of its architecture
-/// (`cc` for x86_64, `aarch64-linux-gnu-gcc` for aarch64, with SHA3 allowed): the headers from
-/// the crate's `include/` directories, and an empty one for ring's generated symbol-prefix
-/// header (the loops do not depend on symbol names).
-pub(super) fn assemble(
-    reg: &Registry,
-    p: &PeerFn,
-    out: &Path,
-    install: bool,
-) -> Result<PathBuf, String> {
-    let root = workspace_root()?;
-    let dir = reg.krate(&root, p.krate)?;
-    let stub = out.join("stub");
-    let prefix = stub.join("ring_core_generated");
-    fs::create_dir_all(&prefix).map_err(|e| format!("{}: {e}", prefix.display()))?;
-    fs::write(prefix.join("prefix_symbols_asm.h"), "")
-        .map_err(|e| format!("{}: {e}", prefix.display()))?;
-    let (cc, flags): (&str, &[&str]) = match p.arch {
-        Arch::X86 => ("cc", &[]),
-        Arch::Arm => ("aarch64-linux-gnu-gcc", &["-march=armv8.2-a+crypto+sha3"]),
-    };
-    if install && p.arch == Arch::Arm {
-        // A failure is reported below, where the compiler is looked for.
-        let _ = crate::tools::ensure_apt(cc, "gcc-aarch64-linux-gnu");
-    }
-    if proc::which(cc).is_none() {
-        return Err(format!(
-            "{cc} not found: it assembles the peers' loops (--install, or --no-peers)"
-        ));
-    }
-    let obj = out.join(format!(
-        "{}-{}.o",
-        p.krate,
-        Path::new(p.file)
+    /// Assembles `file` of the crate `krate` into an object, with the C compiler of `arch`
+    /// (`cc` for x86_64, `aarch64-linux-gnu-gcc` for aarch64, with SHA3 allowed): the headers
+    /// from the crate's `include/` directories, and an empty one for ring's generated
+    /// symbol-prefix header (the loops do not depend on symbol names).
+    pub(super) fn assemble(
+        &self,
+        krate: &str,
+        file: &str,
+        arch: Arch,
+        install: bool,
+    ) -> Result<PathBuf, String> {
+        let dir = self.krate(krate)?;
+        let stub = self.out.join("stub");
+        let prefix = stub.join("ring_core_generated");
+        fs::create_dir_all(&prefix).map_err(|e| format!("{}: {e}", prefix.display()))?;
+        fs::write(prefix.join("prefix_symbols_asm.h"), "")
+            .map_err(|e| format!("{}: {e}", prefix.display()))?;
+        let (cc, flags): (&str, &[&str]) = match arch {
+            Arch::X86 => ("cc", &[]),
+            Arch::Arm => ("aarch64-linux-gnu-gcc", &["-march=armv8.2-a+crypto+sha3"]),
+        };
+        if install && arch == Arch::Arm {
+            // A failure is reported below, where the compiler is looked for.
+            let _ = crate::tools::ensure_apt(cc, "gcc-aarch64-linux-gnu");
+        }
+        if proc::which(cc).is_none() {
+            return Err(format!(
+                "{cc} not found: it assembles the peers' loops (--install, or --no-peers)"
+            ));
+        }
+        let stem = Path::new(file)
             .file_stem()
             .map(|s| s.to_string_lossy().into_owned())
-            .unwrap_or_default()
-    ));
-    let mut cmd = Command::new(cc);
-    cmd.args(flags)
-        .arg("-c")
-        .arg("-I")
-        .arg(&stub)
-        .arg("-I")
-        .arg(dir.join("include"))
-        .arg("-I")
-        .arg(dir.join("aws-lc/include"))
-        .arg("-o")
-        .arg(&obj)
-        .arg(dir.join(p.file));
-    if !proc::run_plain(&mut cmd) {
-        return Err(format!("assembling {} failed", p.file));
+            .unwrap_or_default();
+        let obj = self.out.join(format!("{krate}-{stem}.o"));
+        let mut cmd = Command::new(cc);
+        cmd.args(flags)
+            .arg("-c")
+            .arg("-I")
+            .arg(&stub)
+            .arg("-I")
+            .arg(dir.join("include"))
+            .arg("-I")
+            .arg(dir.join("aws-lc/include"))
+            .arg("-o")
+            .arg(&obj)
+            .arg(dir.join(file));
+        if !proc::run_plain(&mut cmd) {
+            return Err(format!("assembling {file} failed"));
+        }
+        Ok(obj)
     }
-    Ok(obj)
 }
