@@ -20,8 +20,7 @@
 
 use core::arch::aarch64::*;
 
-use crate::engine::Engine;
-use crate::engine::{Isa, Job};
+use crate::engine::{Engine, Isa, Job};
 use crate::lanes::Lanes;
 use crate::tables::RoundKeys;
 

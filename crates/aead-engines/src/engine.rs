@@ -600,7 +600,7 @@ impl Job for SivTagCtr<'_> {
             let ks = AesKeys::<L>::new(self.msg.rk);
             let tag = ks.encrypt_block(self.block);
             *self.block = tag;
-            // `crate::siv`'s `counter_block` with vector operations: `(tag & !TOP) ^ TOP` sets the top
+            // `siv::counter_block` with vector operations: `(tag & !TOP) ^ TOP` sets the top
             // bit (as a byte operation it is compiled to an extract and insert through a
             // general-purpose register, where the disassembly check wants no data).
             const TOP: [u8; 16] = (1u128 << 127).to_le_bytes();

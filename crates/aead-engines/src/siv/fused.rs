@@ -16,8 +16,7 @@
 //!   from it, the output written only after the tag matched.
 
 use super::{SivKeys, SivMessage, ctr_then_hash, polyval_hash, wipe};
-use crate::engine::Engine;
-use crate::engine::{self, Isa};
+use crate::engine::{self, Engine, Isa};
 use crate::fused::{Token, dispatch};
 use crate::kernel::Hashing;
 use crate::tables::{EMPTY, PowerTable, RoundKeys};

@@ -17,8 +17,7 @@ use core::arch::x86::__m128i;
 use core::arch::x86_64::__m128i;
 use core::marker::PhantomData;
 
-use crate::engine::Engine;
-use crate::engine::{Isa, Job};
+use crate::engine::{Engine, Isa, Job};
 use crate::lanes::Lanes;
 use crate::tables::RoundKeys;
 
