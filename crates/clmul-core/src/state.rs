@@ -352,7 +352,7 @@ fn powers4(backend: Available, natural: bool, h: u128) -> [u128; 4] {
 /// Runs the backend's kernel over `blocks` with the kept powers H^1..H^len (in GHASH's natural
 /// bit order if `natural`); the kernel computes and keeps H^2..H^4 if the input is long
 /// enough to use them (two blocks, or [`POWERS_FROM`](crate::portable::POWERS_FROM) on the portable backend).
-#[inline]
+#[inline(always)]
 fn kernel<const GHASH: bool>(
     backend: Available,
     natural: bool,
@@ -369,8 +369,22 @@ fn kernel<const GHASH: bool>(
         // SAFETY: `backend` is an `Available` x86 backend other than the portable one
         // (PCLMULQDQ, AVX2, AVX-512): the CPU has its features, and each one's feature list
         // includes the PCLMULQDQ tier's (`pclmulqdq`, `sse2`, `ssse3`).
-        return unsafe { crate::x86::pclmul::update_small::<GHASH>(small, len, acc, blocks) };
+        return unsafe { crate::x86::pclmul::update_short::<GHASH>(small, len, acc, blocks) };
     }
+    wide::<GHASH>(backend, natural, small, len, acc, blocks);
+}
+
+/// [`kernel`]'s dispatch to the backend's own kernel.
+#[inline]
+fn wide<const GHASH: bool>(
+    backend: Available,
+    natural: bool,
+    small: &mut Small,
+    len: &mut u8,
+    acc: &mut u128,
+    blocks: &[[u8; 16]],
+) {
+    let _ = natural;
     match backend.get() {
         Backend::Portable => crate::portable::update::<GHASH>(small, len, acc, blocks),
         #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]

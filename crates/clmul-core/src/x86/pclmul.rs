@@ -209,9 +209,21 @@ crate::target_tier! {
     /// fresh key's one-block message, 15 ns with the 16-byte load, 8.4 ns without; a clone's
     /// 256-byte message, 45 ns with it, see `uhf_paired`). An 8-byte load lies within either
     /// kind of store, the kernels' own 16-byte stores too.
+    ///
+    /// The words are read straight into vector registers (`movq xmm, m64`), not through
+    /// general registers: a move from a general register to a vector one runs on port 5 on
+    /// Intel's cores, beside every `pclmulqdq`, and four powers' eight such moves cost a
+    /// 4-block message about a third of its time there (`uhf_paired`, `lto`, Emerald Rapids).
+    /// The table is held exclusively (`&mut`), so the plain reads of its atomic words race
+    /// with nothing.
     #[inline]
-    pub fn load_kept(small: &Small, k: usize) -> __m128i {
-        from_u128(small.get(k))
+    pub fn load_kept(small: &mut Small, k: usize) -> __m128i {
+        let p = small.power_mut_ptr(k).cast::<i64>().cast_const();
+        // SAFETY: `power_mut_ptr` points to the 16 bytes of H^k (two aligned 8-byte words,
+        // the low one first on x86) inside `small`, which this function holds exclusively:
+        // no other access to them can happen during the reads.
+        let (lo, hi) = unsafe { (core::ptr::read_volatile(p), core::ptr::read_volatile(p.add(1))) };
+        _mm_set_epi64x(hi, lo)
     }
 
     /// H^4..H^1 (highest first) from H, with `mul` and `sq` (the domain's product and square):
@@ -278,44 +290,75 @@ crate::target_tier! {
         for (i, b) in blocks.iter().enumerate() {
             let x = load::<GHASH>(b);
             let x = if i == 0 { _mm_xor_si128(x, y) } else { x };
-            let h = load_kept(small, N - i);
-            mul_acc(&mut sum, x, h, middle(h));
+            let (lo, hi) = load_kept_halves(small, N - i);
+            // `lo * lo`, `hi * hi` and the middle with each half of the power in the low
+            // word of a register of its own: no shuffle to pack the power or make its middle.
+            let xx = _mm_xor_si128(x, _mm_shuffle_epi32::<0x4e>(x));
+            sum.lo = _mm_xor_si128(sum.lo, _mm_clmulepi64_si128::<0x00>(x, lo));
+            sum.hi = _mm_xor_si128(sum.hi, _mm_clmulepi64_si128::<0x01>(x, hi));
+            sum.mid = _mm_xor_si128(sum.mid, _mm_clmulepi64_si128::<0x00>(xx, _mm_xor_si128(lo, hi)));
         }
         reduce(sum)
     }
 
-    /// Absorbs `blocks` into `acc` with a keyed state's powers H^1..H^len (`len` 1 or 4): up to
-    /// four blocks against the kept powers they use (computed and kept first, in registers, if
-    /// the state holds H alone and the input has two blocks or more: [`kept4`]); more than
-    /// four in strides of 8 against H^8..H^1, H^8..H^5 computed for the call (`powers8`).
-    pub fn update_small<const GHASH: bool>(small: &mut Small, len: &mut u8, acc: &mut u128, blocks: &[[u8; 16]]) {
-        let n = blocks.len();
-        let mut y = load_state(acc);
-        if n <= 1 || (n <= SMALL && usize::from(*len) >= SMALL) {
+    /// The low and high words of H^k from a state's kept powers, each in the low word of a
+    /// register (8-byte loads, see [`load_kept`]).
+    #[inline]
+    fn load_kept_halves(small: &mut Small, k: usize) -> (__m128i, __m128i) {
+        let p = small.power_mut_ptr(k).cast::<__m128i>().cast_const();
+        // SAFETY: `power_mut_ptr` points to the 16 bytes of H^k inside `small` (the low word
+        // first on x86), held exclusively: no other access to them can happen during the
+        // reads; `loadl` reads 8 bytes with no alignment requirement.
+        unsafe { (_mm_loadl_epi64(p), _mm_loadl_epi64(p.cast::<u8>().add(8).cast())) }
+    }
+
+    /// Absorbs up to four blocks into `acc` with a keyed state's powers H^1..H^len (`len` 1
+    /// or 4): what every x86 backend runs for a short input, called straight from the keyed
+    /// state: a small function of its own, without the wide strides' stack frame and
+    /// registers. Up to four blocks run against the kept powers they use, H^n..H^1 (computed
+    /// and kept first, in registers, if the state holds H alone and the input has two blocks
+    /// or more: [`kept4`]); a longer input goes to [`update_small`].
+    pub fn update_short<const GHASH: bool>(small: &mut Small, len: &mut u8, acc: &mut u128, blocks: &[[u8; 16]]) {
+        if blocks.len() > SMALL {
+            return update_small::<GHASH>(small, len, acc, blocks);
+        }
+        let y = load_state(acc);
+        let y = if blocks.len() <= 1 || usize::from(*len) >= SMALL {
             // The kept powers this input uses, H^n..H^1: straight-line code per length.
-            y = match blocks {
+            match blocks {
                 [a] => run_kept::<GHASH, 1>(y, [a], small),
                 [a, b] => run_kept::<GHASH, 2>(y, [a, b], small),
                 [a, b, c] => run_kept::<GHASH, 3>(y, [a, b, c], small),
                 [a, b, c, d] => run_kept::<GHASH, 4>(y, [a, b, c, d], small),
                 _ => y,
-            };
-        } else {
-            let kept = kept4(small, len, |a, b| dot(a, b), |a| square(a));
-            if n <= SMALL {
-                let k = SMALL - n;
-                y = run_regs::<GHASH>(y, blocks, &kept[k..], &kept.map(|h| middle(h))[k..]);
-            } else {
-                let (pw, px) = powers8(&kept);
-                let (chunks, tail) = blocks.as_chunks::<STRIDE>();
-                for c in chunks {
-                    y = run_regs::<GHASH>(y, c, &pw, &px);
-                }
-                if !tail.is_empty() {
-                    let k = STRIDE - tail.len();
-                    y = run_regs::<GHASH>(y, tail, &pw[k..], &px[k..]);
-                }
             }
+        } else {
+            // Two to four blocks, H alone kept: H^2..H^4 computed and kept first.
+            let kept = kept4(small, len, |a, b| dot(a, b), |a| square(a));
+            let k = SMALL - blocks.len();
+            run_regs::<GHASH>(y, blocks, &kept[k..], &kept.map(|h| middle(h))[k..])
+        };
+        store_u128(acc, y);
+    }
+
+    /// Absorbs `blocks` into `acc` with a keyed state's powers H^1..H^len (`len` 1 or 4): up to
+    /// four blocks as [`update_short`] does; more than four in strides of
+    /// 8 against H^8..H^1, H^8..H^5 computed for the call (`powers8`) from the kept H^4..H^1
+    /// (computed and kept first if the state holds H alone: [`kept4`]).
+    pub fn update_small<const GHASH: bool>(small: &mut Small, len: &mut u8, acc: &mut u128, blocks: &[[u8; 16]]) {
+        if blocks.len() <= SMALL {
+            return update_short::<GHASH>(small, len, acc, blocks);
+        }
+        let mut y = load_state(acc);
+        let kept = kept4(small, len, |a, b| dot(a, b), |a| square(a));
+        let (pw, px) = powers8(&kept);
+        let (chunks, tail) = blocks.as_chunks::<STRIDE>();
+        for c in chunks {
+            y = run_regs::<GHASH>(y, c, &pw, &px);
+        }
+        if !tail.is_empty() {
+            let k = STRIDE - tail.len();
+            y = run_regs::<GHASH>(y, tail, &pw[k..], &px[k..]);
         }
         store_u128(acc, y);
     }
