@@ -98,14 +98,11 @@ pub use aes;
 #[doc(hidden)]
 pub use aead_engines::Engine as __Engine;
 
-use aead_engines::Engine;
-use aead_engines::generic::cipher04::GcmKey;
 use cipher::{
     BlockCipher, BlockEncrypt, BlockSizeUser,
     consts::{U0, U16},
     generic_array::{ArrayLength, GenericArray},
 };
-use core::marker::PhantomData;
 
 #[cfg(feature = "aes")]
 use aes::{Aes128, Aes256};
@@ -165,122 +162,30 @@ pub type Aes128Gcm = AesGcm<Aes128, consts::U12>;
 #[cfg_attr(docsrs, doc(cfg(feature = "aes")))]
 pub type Aes256Gcm = AesGcm<Aes256, consts::U12>;
 
-/// AES-GCM: generic over an AES block cipher, the nonce size and the tag size.
-///
-/// The cipher is generic so that another AES implementation (e.g. an embedded hardware
-/// engine) can be substituted. It is NOT meant for block ciphers other than AES: GCM's
-/// security analysis assumes AES.
-///
-/// Any `NonceSize` is accepted; 96 bits ([`U12`][consts::U12]) is the recommended size and
-/// the fast path (other sizes derive the counter from GHASH). `TagSize` defaults to 128 bits;
-/// see [`TagSize`] for the others.
-///
-/// If in doubt, use [`Aes128Gcm`] or [`Aes256Gcm`].
-#[derive(Clone)]
-pub struct AesGcm<Aes, NonceSize, TagSize = U16>
-where
-    TagSize: self::TagSize,
-{
-    /// The key: a fused engine's, or the cipher and GHASH's key for the generic two-pass path
-    /// (`aead_engines::generic`), never both.
-    key: GcmKey<Aes>,
-
-    /// Length of the nonce.
-    nonce_size: PhantomData<NonceSize>,
-
-    /// Length of the tag.
-    tag_size: PhantomData<TagSize>,
-}
-
-impl<Aes, NonceSize, TagSize> KeySizeUser for AesGcm<Aes, NonceSize, TagSize>
-where
-    Aes: KeySizeUser,
-    TagSize: self::TagSize,
-{
-    type KeySize = Aes::KeySize;
-}
-
-impl<Aes, NonceSize, TagSize> KeyInit for AesGcm<Aes, NonceSize, TagSize>
-where
-    Aes: BlockSizeUser<BlockSize = U16> + BlockEncrypt + KeyInit,
-    TagSize: self::TagSize,
-{
-    #[inline]
-    fn new(key: &Key<Self>) -> Self {
-        // `polyval_force_soft` asks upstream's generation for portable code only (our
-        // `polyval_backend="soft"` is honoured by `Engine::detect` itself).
-        let engine = if cfg!(polyval_force_soft) {
-            Engine::Generic
-        } else {
-            Engine::detect()
-        };
-        Self::assemble(GcmKey::keyed(key, engine, is_aes::<Aes>()))
-    }
-}
-
-impl<Aes, NonceSize, TagSize> AesGcm<Aes, NonceSize, TagSize>
-where
-    Aes: BlockSizeUser<BlockSize = U16> + BlockEncrypt + KeyInit,
-    TagSize: self::TagSize,
-{
-    /// Not part of the upstream API: an instance on the chosen engine, for our tests,
-    /// benches and fuzzers. `None` if this CPU cannot run it or `Aes` is not AES under `key`
-    /// (checked on `E_K(0)` unless `Aes` is one of the `aes` crate's types);
-    /// [`__Engine::Generic`] always works.
-    #[doc(hidden)]
-    #[inline]
-    pub fn with_engine(key: &Key<Self>, engine: Engine) -> Option<Self> {
-        GcmKey::new(key, engine, is_aes::<Aes>()).map(Self::assemble)
-    }
-}
-
-aead_engines::define_is_aes!();
-
-impl<Aes, NonceSize, TagSize> From<Aes> for AesGcm<Aes, NonceSize, TagSize>
-where
-    Aes: BlockSizeUser<BlockSize = U16> + BlockEncrypt,
-    TagSize: self::TagSize,
-{
-    fn from(cipher: Aes) -> Self {
-        Self::assemble(GcmKey::from_cipher(cipher))
-    }
-}
-
-impl<Aes, NonceSize, TagSize> AesGcm<Aes, NonceSize, TagSize>
-where
-    Aes: BlockSizeUser<BlockSize = U16> + BlockEncrypt,
-    TagSize: self::TagSize,
-{
+aead_engines::gcm_glue! {
+    /// AES-GCM: generic over an AES block cipher, the nonce size and the tag size.
+    ///
+    /// The cipher is generic so that another AES implementation (e.g. an embedded hardware
+    /// engine) can be substituted. It is NOT meant for block ciphers other than AES: GCM's
+    /// security analysis assumes AES.
+    ///
+    /// Any `NonceSize` is accepted; 96 bits ([`U12`][consts::U12]) is the recommended size and
+    /// the fast path (other sizes derive the counter from GHASH). `TagSize` defaults to 128 bits;
+    /// see [`TagSize`] for the others.
+    ///
+    /// If in doubt, use [`Aes128Gcm`] or [`Aes256Gcm`].
+    struct AesGcm;
+    generic: cipher04,
+    aead: aead,
+    cipher: cipher,
+    encrypt: BlockEncrypt,
+    // `polyval_force_soft` asks upstream's generation for portable code only (our
+    // `polyval_backend="soft"` is honoured by `Engine::detect` itself).
+    force_portable: cfg!(polyval_force_soft),
     /// Not part of the upstream API: an instance on the two-pass path whose GHASH runs on the
     /// chosen backend, for our tests, benches and fuzzers (so that every backend is exercised,
     /// not only the detected one). `None` if this CPU cannot run it.
-    #[doc(hidden)]
-    pub fn __with_ghash_backend(cipher: Aes, backend: clmul_core::Backend) -> Option<Self> {
-        GcmKey::with_backend(cipher, backend).map(Self::assemble)
-    }
-
-    /// Not part of the upstream API: the fused engine this instance runs on
-    /// ([`__Engine::Generic`] for the two-pass path).
-    #[doc(hidden)]
-    pub fn __engine(&self) -> Engine {
-        self.key.engine()
-    }
-
-    /// Not part of the upstream API: the GHASH backend the two-pass path runs on (for a fused
-    /// engine, the one this CPU would give it).
-    #[doc(hidden)]
-    pub fn __ghash_backend(&self) -> clmul_core::Backend {
-        self.key.ghash_backend()
-    }
-
-    #[inline]
-    fn assemble(key: GcmKey<Aes>) -> Self {
-        Self {
-            key,
-            nonce_size: PhantomData,
-            tag_size: PhantomData,
-        }
-    }
+    fn __with_ghash_backend;
 }
 
 impl<Aes, NonceSize, TagSize> AeadCore for AesGcm<Aes, NonceSize, TagSize>

@@ -137,8 +137,6 @@ pub use aes;
 
 use aead::{TagPosition, inout::InOutBuf};
 // `consts` names the nonce size of the `aes` aliases (and the docs' tag sizes).
-use aead_engines::Engine;
-use aead_engines::generic::cipher05::GcmKey;
 #[cfg_attr(not(feature = "aes"), allow(unused_imports))]
 use cipher::consts;
 use cipher::{
@@ -146,7 +144,7 @@ use cipher::{
     array::{Array, ArraySize},
     consts::U16,
 };
-use core::{fmt, marker::PhantomData};
+use core::fmt;
 
 #[cfg(feature = "aes")]
 use aes::{Aes128, Aes256};
@@ -203,121 +201,34 @@ pub type Aes256Gcm = AesGcm<Aes256, consts::U12>;
 /// A 16-byte block: a counter block, a keystream block, a GHASH block or a full tag.
 pub(crate) type Block = Array<u8, U16>;
 
-/// AES-GCM, generic over the block cipher, the nonce size and the tag size.
-///
-/// The cipher is generic so that another AES implementation (e.g. an embedded hardware
-/// engine) can be substituted. It is NOT meant for block ciphers other than AES: GCM's
-/// security analysis assumes AES.
-///
-/// Any `NonceSize` is accepted; 96 bits ([`U12`][consts::U12]) is the recommended
-/// size and the fast path (other sizes derive the counter from GHASH). `TagSize` defaults to
-/// 128 bits; see [`TagSize`] for the others.
-///
-/// If in doubt, use [`Aes128Gcm`] or [`Aes256Gcm`].
-///
-/// # ⚠️ WARNING: Hazmat!
-///
-/// With short tags, 32 bits ([`U4`][consts::U4]) or 64 bits
-/// ([`U8`][consts::U8]) (feature `hazmat`), a key **SHOULD NOT** be used for more
-/// authenticated decryptions than Table 1 or Table 2 of NIST SP 800-38D allows, respectively.
-#[derive(Clone)]
-pub struct AesGcm<Aes, NonceSize, TagSize = U16>
-where
-    TagSize: crate::TagSize,
-{
-    /// The key: a fused engine's, or the cipher and GHASH's key for the generic two-pass path
-    /// (`aead_engines::generic`), never both.
-    key: GcmKey<Aes>,
-
-    /// Length of the nonce.
-    nonce_size: PhantomData<NonceSize>,
-
-    /// Length of the tag.
-    tag_size: PhantomData<TagSize>,
-}
-
-aead_engines::define_is_aes!();
-
-impl<Aes, NonceSize, TagSize> KeySizeUser for AesGcm<Aes, NonceSize, TagSize>
-where
-    Aes: KeySizeUser,
-    TagSize: crate::TagSize,
-{
-    type KeySize = Aes::KeySize;
-}
-
-impl<Aes, NonceSize, TagSize> KeyInit for AesGcm<Aes, NonceSize, TagSize>
-where
-    Aes: BlockSizeUser<BlockSize = U16> + BlockCipherEncrypt + KeyInit,
-    TagSize: crate::TagSize,
-{
-    #[inline]
-    fn new(key: &Key<Self>) -> Self {
-        Self::assemble(GcmKey::keyed(key, Engine::detect(), is_aes::<Aes>()))
-    }
-}
-
-impl<Aes, NonceSize, TagSize> AesGcm<Aes, NonceSize, TagSize>
-where
-    Aes: BlockSizeUser<BlockSize = U16> + BlockCipherEncrypt + KeyInit,
-    TagSize: crate::TagSize,
-{
-    /// Not part of the upstream API: an instance on the chosen engine, for our tests,
-    /// benches and fuzzers. `None` if this CPU cannot run it or `Aes` is not AES under `key`
-    /// (checked on `E_K(0)` unless `Aes` is one of the `aes` crate's types);
-    /// [`__Engine::Generic`] always works.
-    #[doc(hidden)]
-    #[inline]
-    pub fn with_engine(key: &Key<Self>, engine: Engine) -> Option<Self> {
-        GcmKey::new(key, engine, is_aes::<Aes>()).map(Self::assemble)
-    }
-}
-
-impl<Aes, NonceSize, TagSize> From<Aes> for AesGcm<Aes, NonceSize, TagSize>
-where
-    Aes: BlockSizeUser<BlockSize = U16> + BlockCipherEncrypt,
-    TagSize: crate::TagSize,
-{
-    fn from(cipher: Aes) -> Self {
-        Self::assemble(GcmKey::from_cipher(cipher))
-    }
-}
-
-impl<Aes, NonceSize, TagSize> AesGcm<Aes, NonceSize, TagSize>
-where
-    Aes: BlockSizeUser<BlockSize = U16> + BlockCipherEncrypt,
-    TagSize: crate::TagSize,
-{
+aead_engines::gcm_glue! {
+    /// AES-GCM, generic over the block cipher, the nonce size and the tag size.
+    ///
+    /// The cipher is generic so that another AES implementation (e.g. an embedded hardware
+    /// engine) can be substituted. It is NOT meant for block ciphers other than AES: GCM's
+    /// security analysis assumes AES.
+    ///
+    /// Any `NonceSize` is accepted; 96 bits ([`U12`][consts::U12]) is the recommended
+    /// size and the fast path (other sizes derive the counter from GHASH). `TagSize` defaults to
+    /// 128 bits; see [`TagSize`] for the others.
+    ///
+    /// If in doubt, use [`Aes128Gcm`] or [`Aes256Gcm`].
+    ///
+    /// # ⚠️ WARNING: Hazmat!
+    ///
+    /// With short tags, 32 bits ([`U4`][consts::U4]) or 64 bits
+    /// ([`U8`][consts::U8]) (feature `hazmat`), a key **SHOULD NOT** be used for more
+    /// authenticated decryptions than Table 1 or Table 2 of NIST SP 800-38D allows, respectively.
+    struct AesGcm;
+    generic: cipher05,
+    aead: aead,
+    cipher: cipher,
+    encrypt: BlockCipherEncrypt,
+    force_portable: false,
     /// Not part of the upstream API: an instance whose GHASH runs on the chosen backend, for
     /// our tests, benches and fuzzers (so that every backend is exercised, not only the
     /// detected one). `None` if this CPU cannot run it.
-    #[doc(hidden)]
-    pub fn __with_ghash_backend(cipher: Aes, backend: clmul_core::Backend) -> Option<Self> {
-        GcmKey::with_backend(cipher, backend).map(Self::assemble)
-    }
-
-    /// Not part of the upstream API: the fused engine this instance runs on
-    /// ([`__Engine::Generic`] for the two-pass path).
-    #[doc(hidden)]
-    pub fn __engine(&self) -> Engine {
-        self.key.engine()
-    }
-
-    /// Not part of the upstream API: the GHASH backend the two-pass path runs on (for a fused
-    /// engine, the one this CPU would give it).
-    #[doc(hidden)]
-    pub fn __ghash_backend(&self) -> clmul_core::Backend {
-        self.key.ghash_backend()
-    }
-
-    #[inline]
-    fn assemble(key: GcmKey<Aes>) -> Self {
-        Self {
-            key,
-            nonce_size: PhantomData,
-            tag_size: PhantomData,
-        }
-    }
+    fn __with_ghash_backend;
 }
 
 impl<Aes, NonceSize, TagSize> AeadCore for AesGcm<Aes, NonceSize, TagSize>

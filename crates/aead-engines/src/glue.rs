@@ -1,0 +1,156 @@
+//! The `AesGcm` type's trait glue, the same in both API generations but for the names of the
+//! traits: [`gcm_glue!`](crate::gcm_glue) writes, in the calling crate, the struct (over a
+//! [`generic`](crate::generic) `GcmKey`), its `KeySizeUser`, `KeyInit` and `From<Aes>` impls,
+//! and the hidden constructors and accessors of our tests, benches and fuzzers. A fix to that
+//! layer is made here, once, for our `aes-gcm` 0.10 and 0.11.
+//!
+//! Each crate names its generation: the [`generic`](crate::generic) module of its `cipher`
+//! crate (`cipher04` or `cipher05`), its `aead` and `cipher` crates (as it names them), the
+//! block-encryption trait (`BlockEncrypt` or `BlockCipherEncrypt`), whether the build forces
+//! portable code (the aead 0.5 generation's `polyval_force_soft`), and the doc text that
+//! differs between the generations. The AEAD trait impls (`AeadInOut` or `AeadInPlace`), the
+//! length checks, the constants and aliases, the `TagSize` trait, and `Debug` and
+//! `ZeroizeOnDrop` (which only the aead 0.6 generation has) stay in each crate.
+
+/// The hash backend type the hidden constructors and accessors take and return.
+pub use clmul_core::Backend;
+
+/// Writes `AesGcm<Aes, NonceSize, TagSize>` over `generic::$generic::GcmKey`, with its
+/// `KeySizeUser`, `KeyInit` and `From<Aes>` impls, the hidden `with_engine`,
+/// `__with_ghash_backend`, `__engine` and `__ghash_backend`, and `fn is_aes`
+/// ([`define_is_aes!`](crate::define_is_aes)). The calling module defines the trait
+/// `TagSize` that bounds the tag size.
+///
+/// The doc comments before `struct AesGcm;` and `fn __with_ghash_backend;` are those items'
+/// docs. `KeyInit` keys the fastest engine this CPU runs
+/// ([`Engine::detect`](crate::Engine::detect)), or the generic one where `force_portable` (a
+/// `bool` expression, evaluated in the calling crate) is true.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! gcm_glue {
+    (
+        $(#[$struct_doc:meta])*
+        struct AesGcm;
+        generic: $generic:ident,
+        aead: $aead:ident,
+        cipher: $cipher:ident,
+        encrypt: $Encrypt:ident,
+        force_portable: $force_portable:expr,
+        $(#[$with_ghash_backend_doc:meta])*
+        fn __with_ghash_backend;
+    ) => {
+        $(#[$struct_doc])*
+        #[derive(Clone)]
+        pub struct AesGcm<Aes, NonceSize, TagSize = $cipher::consts::U16>
+        where
+            TagSize: self::TagSize,
+        {
+            /// The key: a fused engine's, or the cipher and GHASH's key for the generic two-pass path
+            /// (`aead_engines::generic`), never both.
+            key: $crate::generic::$generic::GcmKey<Aes>,
+
+            /// Length of the nonce.
+            nonce_size: core::marker::PhantomData<NonceSize>,
+
+            /// Length of the tag.
+            tag_size: core::marker::PhantomData<TagSize>,
+        }
+
+        $crate::define_is_aes!();
+
+        impl<Aes, NonceSize, TagSize> $aead::KeySizeUser for AesGcm<Aes, NonceSize, TagSize>
+        where
+            Aes: $aead::KeySizeUser,
+            TagSize: self::TagSize,
+        {
+            type KeySize = Aes::KeySize;
+        }
+
+        impl<Aes, NonceSize, TagSize> $aead::KeyInit for AesGcm<Aes, NonceSize, TagSize>
+        where
+            Aes: $cipher::BlockSizeUser<BlockSize = $cipher::consts::U16>
+                + $cipher::$Encrypt
+                + $aead::KeyInit,
+            TagSize: self::TagSize,
+        {
+            #[inline]
+            fn new(key: &$aead::Key<Self>) -> Self {
+                let engine = if $force_portable {
+                    $crate::Engine::Generic
+                } else {
+                    $crate::Engine::detect()
+                };
+                let key = $crate::generic::$generic::GcmKey::keyed(key, engine, is_aes::<Aes>());
+                Self::assemble(key)
+            }
+        }
+
+        impl<Aes, NonceSize, TagSize> AesGcm<Aes, NonceSize, TagSize>
+        where
+            Aes: $cipher::BlockSizeUser<BlockSize = $cipher::consts::U16>
+                + $cipher::$Encrypt
+                + $aead::KeyInit,
+            TagSize: self::TagSize,
+        {
+            /// Not part of the upstream API: an instance on the chosen engine, for our tests,
+            /// benches and fuzzers. `None` if this CPU cannot run it or `Aes` is not AES under `key`
+            /// (checked on `E_K(0)` unless `Aes` is one of the `aes` crate's types);
+            /// [`__Engine::Generic`] always works.
+            #[doc(hidden)]
+            #[inline]
+            pub fn with_engine(key: &$aead::Key<Self>, engine: $crate::Engine) -> Option<Self> {
+                $crate::generic::$generic::GcmKey::new(key, engine, is_aes::<Aes>())
+                    .map(Self::assemble)
+            }
+        }
+
+        impl<Aes, NonceSize, TagSize> From<Aes> for AesGcm<Aes, NonceSize, TagSize>
+        where
+            Aes: $cipher::BlockSizeUser<BlockSize = $cipher::consts::U16> + $cipher::$Encrypt,
+            TagSize: self::TagSize,
+        {
+            fn from(cipher: Aes) -> Self {
+                Self::assemble($crate::generic::$generic::GcmKey::from_cipher(cipher))
+            }
+        }
+
+        impl<Aes, NonceSize, TagSize> AesGcm<Aes, NonceSize, TagSize>
+        where
+            Aes: $cipher::BlockSizeUser<BlockSize = $cipher::consts::U16> + $cipher::$Encrypt,
+            TagSize: self::TagSize,
+        {
+            $(#[$with_ghash_backend_doc])*
+            #[doc(hidden)]
+            pub fn __with_ghash_backend(
+                cipher: Aes,
+                backend: $crate::glue::Backend,
+            ) -> Option<Self> {
+                $crate::generic::$generic::GcmKey::with_backend(cipher, backend)
+                    .map(Self::assemble)
+            }
+
+            /// Not part of the upstream API: the fused engine this instance runs on
+            /// ([`__Engine::Generic`] for the two-pass path).
+            #[doc(hidden)]
+            pub fn __engine(&self) -> $crate::Engine {
+                self.key.engine()
+            }
+
+            /// Not part of the upstream API: the GHASH backend the two-pass path runs on (for a fused
+            /// engine, the one this CPU would give it).
+            #[doc(hidden)]
+            pub fn __ghash_backend(&self) -> $crate::glue::Backend {
+                self.key.ghash_backend()
+            }
+
+            #[inline]
+            fn assemble(key: $crate::generic::$generic::GcmKey<Aes>) -> Self {
+                Self {
+                    key,
+                    nonce_size: core::marker::PhantomData,
+                    tag_size: core::marker::PhantomData,
+                }
+            }
+        }
+    };
+}
