@@ -77,7 +77,7 @@ pub use aead::{self, AeadCore, AeadInPlace, Error, Key, KeyInit, KeySizeUser};
 #[doc(hidden)]
 pub use aead_engines::Engine as __Engine;
 
-use aead_engines::{Engine, generic::cipher04::SivKey, siv};
+use aead_engines::siv;
 use cipher::{
     BlockEncrypt, BlockSizeUser,
     consts::{U0, U12, U16},
@@ -113,26 +113,19 @@ pub type Aes128GcmSiv = AesGcmSiv<Aes128>;
 #[cfg_attr(docsrs, doc(cfg(feature = "aes")))]
 pub type Aes256GcmSiv = AesGcmSiv<Aes256>;
 
-/// AES-GCM-SIV: nonce-misuse-resistant authenticated encryption (RFC 8452), generic over the
-/// block cipher (`Aes`), which derives the per-message keys and is keyed anew with them for
-/// each message.
-#[derive(Clone)]
-pub struct AesGcmSiv<Aes> {
-    /// The key-generating key: our round keys for a fused engine, or the cipher and the
-    /// POLYVAL backend of the generic path (`aead_engines::generic`), never both.
-    key: SivKey<Aes>,
-}
-
-/// The engine `KeyInit` picks: the fastest this CPU runs, or the generic one when the build
-/// forces portable code (`polyval_force_soft` as upstream's generation; our
-/// `polyval_backend="soft"` is honoured by `Engine::detect` itself).
-#[inline]
-fn default_engine() -> Engine {
-    if cfg!(polyval_force_soft) {
-        Engine::Generic
-    } else {
-        Engine::detect()
-    }
+aead_engines::siv_glue! {
+    /// AES-GCM-SIV: nonce-misuse-resistant authenticated encryption (RFC 8452), generic over the
+    /// block cipher (`Aes`), which derives the per-message keys and is keyed anew with them for
+    /// each message.
+    struct AesGcmSiv;
+    generic: cipher04,
+    aead: aead,
+    cipher: cipher,
+    encrypt: BlockEncrypt,
+    // `polyval_force_soft` asks upstream's generation for portable code only (our
+    // `polyval_backend="soft"` is honoured by `Engine::detect` itself).
+    force_portable: cfg!(polyval_force_soft),
+    polyval_backend: polyval_backend,
 }
 
 /// The backend a new key gets: the detected one, or the portable one when the build forces it
@@ -143,80 +136,6 @@ fn polyval_backend() -> Backend {
         Backend::Portable
     } else {
         Backend::detect()
-    }
-}
-
-impl<Aes> KeySizeUser for AesGcmSiv<Aes>
-where
-    Aes: KeySizeUser,
-{
-    type KeySize = Aes::KeySize;
-}
-
-impl<Aes> KeyInit for AesGcmSiv<Aes>
-where
-    Aes: BlockSizeUser<BlockSize = U16> + BlockEncrypt + KeyInit,
-{
-    fn new(key: &Key<Self>) -> Self {
-        // Written in place: the key-generating key's schedule is not built and then copied.
-        Self {
-            key: SivKey::keyed(key, default_engine(), is_aes::<Aes>(), polyval_backend()),
-        }
-    }
-}
-
-impl<Aes> AesGcmSiv<Aes>
-where
-    Aes: BlockSizeUser<BlockSize = U16> + BlockEncrypt + KeyInit,
-{
-    /// Not part of the upstream API: an instance on the chosen engine, for our tests, benches
-    /// and fuzzers. `None` if this CPU cannot run it or `Aes` is not AES under `key` (checked
-    /// on `E_K(0)` unless `Aes` is one of the `aes` crate's types); [`__Engine::Generic`] always
-    /// works.
-    #[doc(hidden)]
-    pub fn with_engine(key: &Key<Self>, engine: Engine) -> Option<Self> {
-        SivKey::new(key, engine, is_aes::<Aes>(), polyval_backend()).map(|key| Self { key })
-    }
-}
-
-aead_engines::define_is_aes!();
-
-impl<Aes> From<Aes> for AesGcmSiv<Aes>
-where
-    Aes: BlockSizeUser<BlockSize = U16> + BlockEncrypt,
-{
-    fn from(key_generating_key: Aes) -> Self {
-        Self {
-            key: SivKey::Generic(key_generating_key, polyval_backend()),
-        }
-    }
-}
-
-impl<Aes> AesGcmSiv<Aes>
-where
-    Aes: BlockSizeUser<BlockSize = U16> + BlockEncrypt,
-{
-    /// Not part of the upstream API: an instance on the generic path whose POLYVAL runs on
-    /// the chosen backend, for our tests, benches and fuzzers. `None` if this CPU cannot run
-    /// it.
-    #[doc(hidden)]
-    pub fn __with_polyval_backend(key_generating_key: Aes, backend: Backend) -> Option<Self> {
-        backend.is_available().then_some(Self {
-            key: SivKey::Generic(key_generating_key, backend),
-        })
-    }
-
-    /// Not part of the upstream API: the engine this instance runs on ([`__Engine::Generic`]
-    /// for the generic path).
-    #[doc(hidden)]
-    pub fn __engine(&self) -> Engine {
-        self.key.engine()
-    }
-
-    /// Not part of the upstream API: the POLYVAL backend of the generic path.
-    #[doc(hidden)]
-    pub fn __polyval_backend(&self) -> Backend {
-        self.key.polyval_backend()
     }
 }
 

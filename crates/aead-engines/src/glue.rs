@@ -1,8 +1,9 @@
-//! The `AesGcm` type's trait glue, the same in both API generations but for the names of the
-//! traits: [`gcm_glue!`](crate::gcm_glue) writes, in the calling crate, the struct (over a
-//! [`generic`](crate::generic) `GcmKey`), its `KeySizeUser`, `KeyInit` and `From<Aes>` impls,
-//! and the hidden constructors and accessors of our tests, benches and fuzzers. A fix to that
-//! layer is made here, once, for our `aes-gcm` 0.10 and 0.11.
+//! The AEAD types' trait glue, the same in both API generations but for the names of the
+//! traits: [`gcm_glue!`](crate::gcm_glue) and [`siv_glue!`](crate::siv_glue) write, in the
+//! calling crate, the struct (`AesGcm` over a [`generic`](crate::generic) `GcmKey`, `AesGcmSiv`
+//! over a `SivKey`), its `KeySizeUser`, `KeyInit` and `From<Aes>` impls, and the hidden
+//! constructors and accessors of our tests, benches and fuzzers. A fix to that layer is made
+//! here, once, for our `aes-gcm` 0.10 and 0.11 and `aes-gcm-siv` 0.11 and 0.12.
 //!
 //! Each crate names its generation: the [`generic`](crate::generic) module of its `cipher`
 //! crate (`cipher04` or `cipher05`), its `aead` and `cipher` crates (as it names them), the
@@ -150,6 +151,136 @@ macro_rules! gcm_glue {
                     nonce_size: core::marker::PhantomData,
                     tag_size: core::marker::PhantomData,
                 }
+            }
+        }
+    };
+}
+
+/// Writes `AesGcmSiv<Aes>` over `generic::$generic::SivKey`, with its `KeySizeUser`, `KeyInit`
+/// and `From<Aes>` impls, the hidden `with_engine`, `__with_polyval_backend`, `__engine` and
+/// `__polyval_backend`, and `fn is_aes` ([`define_is_aes!`](crate::define_is_aes)).
+///
+/// The doc comments before `struct AesGcmSiv;` are the struct's docs. `KeyInit` picks the
+/// engine as [`gcm_glue!`](crate::gcm_glue) does (`force_portable`), and `polyval_backend` is
+/// called for the POLYVAL backend of every key `KeyInit`, `with_engine` and `From<Aes>` make.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! siv_glue {
+    (
+        $(#[$struct_doc:meta])*
+        struct AesGcmSiv;
+        generic: $generic:ident,
+        aead: $aead:ident,
+        cipher: $cipher:ident,
+        encrypt: $Encrypt:ident,
+        force_portable: $force_portable:expr,
+        polyval_backend: $polyval_backend:path,
+    ) => {
+        $(#[$struct_doc])*
+        #[derive(Clone)]
+        pub struct AesGcmSiv<Aes> {
+            /// The key-generating key: our round keys for a fused engine, or the cipher and the
+            /// POLYVAL backend of the generic path (`aead_engines::generic`), never both.
+            key: $crate::generic::$generic::SivKey<Aes>,
+        }
+
+        $crate::define_is_aes!();
+
+        impl<Aes> $aead::KeySizeUser for AesGcmSiv<Aes>
+        where
+            Aes: $aead::KeySizeUser,
+        {
+            type KeySize = Aes::KeySize;
+        }
+
+        impl<Aes> $aead::KeyInit for AesGcmSiv<Aes>
+        where
+            Aes: $cipher::BlockSizeUser<BlockSize = $cipher::consts::U16>
+                + $cipher::$Encrypt
+                + $aead::KeyInit,
+        {
+            fn new(key: &$aead::Key<Self>) -> Self {
+                let engine = if $force_portable {
+                    $crate::Engine::Generic
+                } else {
+                    $crate::Engine::detect()
+                };
+                // Written in place: the key-generating key's schedule is not built and then copied.
+                Self {
+                    key: $crate::generic::$generic::SivKey::keyed(
+                        key,
+                        engine,
+                        is_aes::<Aes>(),
+                        $polyval_backend(),
+                    ),
+                }
+            }
+        }
+
+        impl<Aes> AesGcmSiv<Aes>
+        where
+            Aes: $cipher::BlockSizeUser<BlockSize = $cipher::consts::U16>
+                + $cipher::$Encrypt
+                + $aead::KeyInit,
+        {
+            /// Not part of the upstream API: an instance on the chosen engine, for our tests, benches
+            /// and fuzzers. `None` if this CPU cannot run it or `Aes` is not AES under `key` (checked
+            /// on `E_K(0)` unless `Aes` is one of the `aes` crate's types); [`__Engine::Generic`] always
+            /// works.
+            #[doc(hidden)]
+            pub fn with_engine(key: &$aead::Key<Self>, engine: $crate::Engine) -> Option<Self> {
+                $crate::generic::$generic::SivKey::new(
+                    key,
+                    engine,
+                    is_aes::<Aes>(),
+                    $polyval_backend(),
+                )
+                .map(|key| Self { key })
+            }
+        }
+
+        impl<Aes> From<Aes> for AesGcmSiv<Aes>
+        where
+            Aes: $cipher::BlockSizeUser<BlockSize = $cipher::consts::U16> + $cipher::$Encrypt,
+        {
+            fn from(key_generating_key: Aes) -> Self {
+                Self {
+                    key: $crate::generic::$generic::SivKey::Generic(
+                        key_generating_key,
+                        $polyval_backend(),
+                    ),
+                }
+            }
+        }
+
+        impl<Aes> AesGcmSiv<Aes>
+        where
+            Aes: $cipher::BlockSizeUser<BlockSize = $cipher::consts::U16> + $cipher::$Encrypt,
+        {
+            /// Not part of the upstream API: an instance on the generic path whose POLYVAL runs on
+            /// the chosen backend, for our tests, benches and fuzzers. `None` if this CPU cannot run
+            /// it.
+            #[doc(hidden)]
+            pub fn __with_polyval_backend(
+                key_generating_key: Aes,
+                backend: $crate::glue::Backend,
+            ) -> Option<Self> {
+                backend.is_available().then_some(Self {
+                    key: $crate::generic::$generic::SivKey::Generic(key_generating_key, backend),
+                })
+            }
+
+            /// Not part of the upstream API: the engine this instance runs on ([`__Engine::Generic`]
+            /// for the generic path).
+            #[doc(hidden)]
+            pub fn __engine(&self) -> $crate::Engine {
+                self.key.engine()
+            }
+
+            /// Not part of the upstream API: the POLYVAL backend of the generic path.
+            #[doc(hidden)]
+            pub fn __polyval_backend(&self) -> $crate::glue::Backend {
+                self.key.polyval_backend()
             }
         }
     };

@@ -20,13 +20,13 @@
 //! - [`generic`]: behind the features `cipher-0.4` and `cipher-0.5`, the generic paths' glue to
 //!   that `cipher` generation: AES-GCM's key and two-pass path, CTR over any block cipher, and
 //!   AES-GCM-SIV's keys over any block cipher.
-//! - `glue`: the macro `gcm_glue!`, which writes each `aes-gcm` crate's `AesGcm` over its
-//!   `generic` key, and the key setup around it (`KeyInit`, `From<Aes>`, the hidden
-//!   constructors and accessors), once for both generations.
+//! - `glue`: the macros `gcm_glue!` and `siv_glue!`, which write each `aes-gcm` and
+//!   `aes-gcm-siv` crate's AEAD struct over its `generic` key, and the key setup around it
+//!   (`KeyInit`, `From<Aes>`, the hidden constructors and accessors), once for both
+//!   generations.
 //!
-//! What stays in each `aes-gcm` crate is what depends on its trait generation: the AEAD trait
-//! impls, the length limits, the constants and type aliases; each `aes-gcm-siv` crate also
-//! keeps its types and their key setup.
+//! What stays in each `aes-gcm` and `aes-gcm-siv` crate is what depends on its trait
+//! generation: the AEAD trait impls, the length limits, the constants and type aliases.
 //!
 //! Buffers are [`InOutBuf`] (the `inout` 0.2 crate): an input and an output slice of the same
 //! length that are either the same memory or disjoint. aead 0.6 hands it to the 0.11 crate as

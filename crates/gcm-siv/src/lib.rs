@@ -125,7 +125,7 @@ pub use aes;
 pub use aead_engines::Engine as __Engine;
 
 use aead::{TagPosition, inout::InOutBuf};
-use aead_engines::{Engine, generic::cipher05::SivKey, siv};
+use aead_engines::siv;
 use cipher::{
     BlockCipherEncrypt, BlockSizeUser,
     array::Array,
@@ -163,92 +163,21 @@ pub type Aes128GcmSiv = AesGcmSiv<Aes128>;
 #[cfg_attr(docsrs, doc(cfg(feature = "aes")))]
 pub type Aes256GcmSiv = AesGcmSiv<Aes256>;
 
-/// AES-GCM-SIV: nonce-misuse-resistant authenticated encryption (RFC 8452), generic over the
-/// block cipher (`Aes`), which derives the per-message keys and is keyed anew with them for
-/// each message.
-///
-/// The cipher is generic so that another AES implementation can be substituted; the
-/// construction's security analysis assumes AES. If in doubt, use [`Aes128GcmSiv`] or
-/// [`Aes256GcmSiv`].
-#[derive(Clone)]
-pub struct AesGcmSiv<Aes> {
-    /// The key-generating key: our round keys for a fused engine, or the cipher and the
-    /// POLYVAL backend of the generic path (`aead_engines::generic`), never both.
-    key: SivKey<Aes>,
-}
-
-impl<Aes> KeySizeUser for AesGcmSiv<Aes>
-where
-    Aes: KeySizeUser,
-{
-    type KeySize = Aes::KeySize;
-}
-
-impl<Aes> KeyInit for AesGcmSiv<Aes>
-where
-    Aes: BlockSizeUser<BlockSize = U16> + BlockCipherEncrypt + KeyInit,
-{
-    fn new(key: &Key<Self>) -> Self {
-        // Written in place: the key-generating key's schedule is not built and then copied.
-        Self {
-            key: SivKey::keyed(key, default_engine(), is_aes::<Aes>(), Backend::detect()),
-        }
-    }
-}
-
-impl<Aes> AesGcmSiv<Aes>
-where
-    Aes: BlockSizeUser<BlockSize = U16> + BlockCipherEncrypt + KeyInit,
-{
-    /// Not part of the upstream API: an instance on the chosen engine, for our tests, benches
-    /// and fuzzers. `None` if this CPU cannot run it or `Aes` is not AES under `key` (checked
-    /// on `E_K(0)` unless `Aes` is one of the `aes` crate's types); [`__Engine::Generic`] always
-    /// works.
-    #[doc(hidden)]
-    pub fn with_engine(key: &Key<Self>, engine: Engine) -> Option<Self> {
-        SivKey::new(key, engine, is_aes::<Aes>(), Backend::detect()).map(|key| Self { key })
-    }
-}
-
-aead_engines::define_is_aes!();
-
-impl<Aes> From<Aes> for AesGcmSiv<Aes>
-where
-    Aes: BlockSizeUser<BlockSize = U16> + BlockCipherEncrypt,
-{
-    fn from(key_generating_key: Aes) -> Self {
-        Self {
-            key: SivKey::Generic(key_generating_key, Backend::detect()),
-        }
-    }
-}
-
-impl<Aes> AesGcmSiv<Aes>
-where
-    Aes: BlockSizeUser<BlockSize = U16> + BlockCipherEncrypt,
-{
-    /// Not part of the upstream API: an instance on the generic path whose POLYVAL runs on
-    /// the chosen backend, for our tests, benches and fuzzers. `None` if this CPU cannot run
-    /// it.
-    #[doc(hidden)]
-    pub fn __with_polyval_backend(key_generating_key: Aes, backend: Backend) -> Option<Self> {
-        backend.is_available().then_some(Self {
-            key: SivKey::Generic(key_generating_key, backend),
-        })
-    }
-
-    /// Not part of the upstream API: the engine this instance runs on ([`__Engine::Generic`]
-    /// for the generic path).
-    #[doc(hidden)]
-    pub fn __engine(&self) -> Engine {
-        self.key.engine()
-    }
-
-    /// Not part of the upstream API: the POLYVAL backend of the generic path.
-    #[doc(hidden)]
-    pub fn __polyval_backend(&self) -> Backend {
-        self.key.polyval_backend()
-    }
+aead_engines::siv_glue! {
+    /// AES-GCM-SIV: nonce-misuse-resistant authenticated encryption (RFC 8452), generic over the
+    /// block cipher (`Aes`), which derives the per-message keys and is keyed anew with them for
+    /// each message.
+    ///
+    /// The cipher is generic so that another AES implementation can be substituted; the
+    /// construction's security analysis assumes AES. If in doubt, use [`Aes128GcmSiv`] or
+    /// [`Aes256GcmSiv`].
+    struct AesGcmSiv;
+    generic: cipher05,
+    aead: aead,
+    cipher: cipher,
+    encrypt: BlockCipherEncrypt,
+    force_portable: false,
+    polyval_backend: Backend::detect,
 }
 
 impl<Aes> AeadCore for AesGcmSiv<Aes>
@@ -287,13 +216,6 @@ where
             .open(&nonce.0, associated_data, buffer, &tag.0)
             .map_err(|_| Error)
     }
-}
-
-/// The engine `KeyInit` picks: the fastest this CPU runs (the generic one when the build sets
-/// `--cfg polyval_backend="soft"`).
-#[inline]
-fn default_engine() -> Engine {
-    Engine::detect()
 }
 
 /// The length limits (`aead_engines::siv::lengths_ok`: the message at most [`P_MAX`] bytes,
