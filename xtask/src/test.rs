@@ -17,8 +17,8 @@
 //!    build), MemorySanitizer, and the disassembly check of the release binary; MSan is
 //!    skipped with a note only if the nightly toolchain cannot be installed;
 //! 5. `cargo xtask cross-test --quick --install` (big-endian s390x, aarch64 with PMULL and
-//!    ARMv8 AES and forced-portable, the x86 dispatch ladder under QEMU, Miri on s390x; both
-//!    workspaces).
+//!    ARMv8 AES with and without SHA3, the aarch64_be build check, the x86 dispatch ladder
+//!    under QEMU, Miri on s390x; both workspaces).
 //!
 //! Step 0 also runs clippy over the two crates with their own workspaces, `ct/` and `fuzz/`.
 
@@ -222,8 +222,13 @@ fn discard(steps: &Steps, dir: &Path) {
 
 fn status(what: &str, cmd: &mut Command) -> Result<(), String> {
     println!("xtask test: {what}");
+    let start = std::time::Instant::now();
     let s = cmd.status().map_err(|e| format!("{what}: {e}"))?;
     if s.success() {
+        println!(
+            "xtask test: {what}: ok in {:.0} s",
+            start.elapsed().as_secs_f64()
+        );
         Ok(())
     } else {
         Err(format!("{what}: exited with {s}"))
