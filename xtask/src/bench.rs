@@ -11,7 +11,8 @@
 //! replaces the text between `<!-- headline:start -->` and `<!-- headline:end -->` with the
 //! table. `--lto` runs the same table with `lto = "fat"` and `codegen-units = 1` (through
 //! Cargo's `CARGO_PROFILE_*` variables, in `target/lto` so that the default build stays) into
-//! `<!-- headline-lto:start -->` ... `<!-- headline-lto:end -->`.
+//! `<!-- headline-lto:start -->` ... `<!-- headline-lto:end -->`, and the interleaved
+//! POLYVAL/GHASH table (`uhf_paired.rs`) in that profile into `<!-- uhf-paired-lto:... -->`.
 //!
 //! `--full` runs, in order: the POLYVAL/GHASH bench and the AES-GCM bench in the normal build, and the
 //! POLYVAL/GHASH bench with `--cfg polyval_backend="soft" --cfg polyval_force_soft` in
@@ -38,7 +39,8 @@ aws-lc-rs: POLYVAL/GHASH, AES-GCM, AES-GCM-SIV, both generations, the portable b
 the long tables and docs/*.svg.
 
   --lto             the headline with lto = \"fat\", codegen-units = 1 (in target/lto),
-                    into docs/BENCHMARKS.md's LTO headline table instead
+                    into docs/BENCHMARKS.md's LTO headline table instead, and the
+                    interleaved POLYVAL/GHASH table in that profile
   --full            the criterion matrix too (half an hour and more on two cores)
   --quick           with --full: shorter measurements (0.5 s warm-up, 1 s measurement)
   --pin             run each bench pinned to CPU 1 at real-time priority (taskset, chrt;
@@ -88,8 +90,46 @@ const PAIRED: [(&str, &str, &str, bool); 2] = [
     ),
 ];
 
+/// The interleaved POLYVAL/GHASH table in the LTO profile (`--lto`): where RustCrypto's
+/// code is inlined across crates as ours is, the short messages' rows change most.
+const PAIRED_LTO: (&str, &str) = (
+    "<!-- uhf-paired-lto:start -->",
+    "<!-- uhf-paired-lto:end -->",
+);
+
 const START: &str = "<!-- bench:start -->";
 const END: &str = "<!-- bench:end -->";
+
+/// `--lto`'s second table: `uhf_paired` built in the LTO profile (in `dir`, the LTO headline's
+/// build directory), into docs/BENCHMARKS.md's [`PAIRED_LTO`] section.
+fn lto_paired(
+    root: &Path,
+    dir: &Path,
+    env: &[(&str, &str)],
+    pin: bool,
+    run_benches: bool,
+    command: &str,
+    profile: &str,
+) -> Result<(), String> {
+    let md = dir.join("uhf-paired.md");
+    if run_benches {
+        let note = format!("{}; {profile}", measured(root, command, pin));
+        let args = [
+            "--markdown".to_string(),
+            md.display().to_string(),
+            "--note".to_string(),
+            note,
+        ];
+        bench(root, dir, "uhf_paired", env, pin, &args)?;
+    }
+    match fs::read_to_string(&md) {
+        Ok(table) => splice(root, PAIRED_LTO.0, PAIRED_LTO.1, &table),
+        Err(e) => {
+            println!("bench: {}: {e}; its section left as it was", md.display());
+            Ok(())
+        }
+    }
+}
 
 pub fn run(args: &[String]) -> Result<(), String> {
     let mut quick = false;
@@ -182,6 +222,17 @@ pub fn run(args: &[String]) -> Result<(), String> {
         if lto { "LTO " } else { "" },
         family.title
     );
+    if lto {
+        lto_paired(
+            &root,
+            &headline_target,
+            env,
+            pin,
+            run_benches,
+            command,
+            profile,
+        )?;
+    }
     if !full {
         return Ok(());
     }
