@@ -363,9 +363,16 @@ fn kernel<const GHASH: bool>(
 ) {
     let _ = natural;
     #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
-    if blocks.len() <= SMALL && backend.get() != Backend::Portable && !natural {
+    if blocks.len() <= SMALL && backend.get() != Backend::Portable {
         // Up to four blocks run the 128-bit code on every x86 backend (shorter latency than
         // setting up wide registers), called from here without the wide kernel's entry.
+        #[cfg(target_arch = "x86_64")]
+        if natural && backend.get() == Backend::Avx512 {
+            use crate::x86::avx512::{GHASH_NATURAL, update_short};
+            // SAFETY: `backend` is an `Available` AVX-512 backend: the CPU has every feature
+            // of the AVX-512 tier.
+            return unsafe { update_short::<GHASH_NATURAL>(small, len, acc, blocks) };
+        }
         // SAFETY: `backend` is an `Available` x86 backend other than the portable one
         // (PCLMULQDQ, AVX2, AVX-512): the CPU has its features, and each one's feature list
         // includes the PCLMULQDQ tier's (`pclmulqdq`, `sse2`, `ssse3`).
