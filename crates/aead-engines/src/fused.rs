@@ -66,10 +66,30 @@ impl Engine {
     /// The fastest engine this CPU can run for AES keys (the generic one when the build sets
     /// `--cfg polyval_backend="soft"`, which asks for portable code only): the last available
     /// one of [`Engine::ALL`], except that Intel's CPUs get the 512-bit schoolbook shape.
+    ///
+    /// Detected once and cached: every `KeyInit::new` asks (a fresh key per message asks per
+    /// message), and the detection walks every engine's feature checks.
     pub fn detect() -> Engine {
+        use core::sync::atomic::{AtomicU8, Ordering::Relaxed};
+        /// 0 until detected, then 1 + the engine's index in [`Engine::ALL`].
+        static DETECTED: AtomicU8 = AtomicU8::new(0);
         if cfg!(polyval_backend = "soft") {
             return Engine::Generic;
         }
+        let at = usize::from(DETECTED.load(Relaxed));
+        if let Some(&engine) = at.checked_sub(1).and_then(|i| Self::ALL.get(i)) {
+            return engine;
+        }
+        let best = Self::detect_uncached();
+        if let Some(i) = Self::ALL.iter().position(|&e| e == best) {
+            // `ALL` has fewer than 255 engines.
+            DETECTED.store(1 + i as u8, Relaxed);
+        }
+        best
+    }
+
+    /// [`Engine::detect`] without the cache.
+    fn detect_uncached() -> Engine {
         let best = Self::available().last().unwrap_or(Engine::Generic);
         #[cfg(target_arch = "x86_64")]
         if best == Engine::Vaes512 && crate::x86::intel() {

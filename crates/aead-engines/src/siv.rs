@@ -143,8 +143,8 @@ pub(crate) fn polyval_hash<M: SivMessage + ?Sized>(m: &M, aad: &[u8], msg: &[u8]
     let (na, nm) = (aad.len().div_ceil(16), msg.len().div_ceil(16));
     if na + nm < SHORT_BLOCKS {
         let mut blocks = [[0u8; 16]; SHORT_BLOCKS];
-        blocks.as_flattened_mut()[..aad.len()].copy_from_slice(aad);
-        blocks[na..].as_flattened_mut()[..msg.len()].copy_from_slice(msg);
+        put_padded(&mut blocks, 0, aad);
+        put_padded(&mut blocks, na, msg);
         blocks[na + nm] = lengths;
         polyval.update(&blocks[..=na + nm]);
         wipe(blocks.as_flattened_mut());
@@ -159,6 +159,26 @@ pub(crate) fn polyval_hash<M: SivMessage + ?Sized>(m: &M, aad: &[u8], msg: &[u8]
 /// The most blocks (associated data, text and the length block) [`polyval_hash`] hashes from
 /// one buffer.
 const SHORT_BLOCKS: usize = 8;
+
+/// Writes `data` zero-padded to whole blocks into `blocks` from block `at` on (what does not
+/// fit is left out; [`polyval_hash`] checks that it fits): whole blocks as 16-byte moves in a
+/// loop of a fixed count, the partial one by word reads ([`clmul_core::__private::pad_block`]),
+/// not by two calls to `memcpy` of a variable length, which took 7% of a fresh key's 64-byte
+/// message on Emerald Rapids.
+#[inline]
+fn put_padded(blocks: &mut [[u8; 16]; SHORT_BLOCKS], at: usize, data: &[u8]) {
+    let (whole, rest) = data.as_chunks::<16>();
+    for i in 0..SHORT_BLOCKS {
+        if let (Some(dst), Some(src)) = (blocks.get_mut(at + i), whole.get(i)) {
+            *dst = *src;
+        }
+    }
+    if !rest.is_empty()
+        && let Some(dst) = blocks.get_mut(at + whole.len())
+    {
+        *dst = clmul_core::__private::pad_block(rest);
+    }
+}
 
 /// [`SivMessage::ctr_hash`]'s default: CTR, then POLYVAL of the output.
 pub(crate) fn ctr_then_hash<M: SivMessage + ?Sized>(

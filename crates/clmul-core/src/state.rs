@@ -46,7 +46,7 @@ pub fn for_padded_blocks(data: &[u8], mut f: impl FnMut(&[[u8; 16]])) {
 /// `rest` (1 to 15 bytes) zero-padded to a block, with a few overlapping word reads instead
 /// of calls to `memset` and `memcpy` (the length is public; the branches are on it only).
 #[inline]
-fn pad_block(rest: &[u8]) -> [u8; 16] {
+pub fn pad_block(rest: &[u8]) -> [u8; 16] {
     let n = rest.len();
     debug_assert!((1..16).contains(&n));
     let word = |at: usize, w: usize| -> u64 {
