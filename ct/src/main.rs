@@ -77,7 +77,7 @@ pub struct Plan {
 /// are empty, partial blocks, the 8-, 16- and 32-block iterations with their tails, and long
 /// enough (> 3 x 512 bytes) for the VAES-512 engine's lagged hashing to reach its steady state.
 /// AES-GCM-SIV switches paths on the sum of the associated data and message lengths
-/// (`aead_engines::siv`): POLYVAL block by block up to `HORNER_UPTO` (64), on the keyed state
+/// (`aead_engines::siv`): POLYVAL block by block up to `HORNER_UPTO` (112), on the keyed state
 /// below `WIDE_FROM` (1024), from there on the engine's wide loop with a table made for the
 /// message; CTR on the narrowest engine below `NARROW_BELOW` (256), and decryption in place
 /// stitched from `STITCH_FROM` (256). Its lengths straddle each of those, and the longest
@@ -91,7 +91,8 @@ const FULL: Plan = Plan {
     ],
     aad_lens: &[0, 13, 16, 70, 200],
     siv_lens: &[
-        0, 1, 16, 17, 48, 63, 64, 65, 200, 255, 256, 257, 700, 1023, 1024, 1025, 4113,
+        0, 1, 16, 17, 48, 63, 64, 65, 111, 112, 113, 200, 255, 256, 257, 700, 1023, 1024, 1025,
+        4113,
     ],
     siv_aad_lens: &[0, 13, 64, 70, 1030],
     gen010_lens: &[0, 1, 17, 300, 2100],
