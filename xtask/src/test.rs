@@ -18,7 +18,7 @@
 //!    skipped with a note only if the nightly toolchain cannot be installed;
 //! 5. `cargo xtask cross-test --quick --install` (big-endian s390x, aarch64 with PMULL and
 //!    ARMv8 AES with and without SHA3, the aarch64_be build check, the x86 dispatch ladder
-//!    under QEMU, Miri on s390x; both workspaces).
+//!    under QEMU; both workspaces; Miri runs in the full `cargo xtask cross-test` only).
 //!
 //! Step 0 also runs clippy over the two crates with their own workspaces, `ct/` and `fuzz/`.
 
