@@ -11,7 +11,7 @@
 
 use core::arch::aarch64::*;
 
-use crate::powers::{SMALL, Small};
+use crate::powers::{SMALL, Small, strides};
 
 /// Blocks per stride.
 pub(crate) const STRIDE: usize = 8;
@@ -194,14 +194,7 @@ macro_rules! pmull_tier {
                         y = run_regs::<GHASH>(y, blocks, &kept[k..], &kept.map(|h| middle(h))[k..]);
                     } else {
                         let (pw, px) = powers8(&kept);
-                        let (chunks, tail) = blocks.as_chunks::<STRIDE>();
-                        for c in chunks {
-                            y = run_regs::<GHASH>(y, c, &pw, &px);
-                        }
-                        if !tail.is_empty() {
-                            let k = STRIDE - tail.len();
-                            y = run_regs::<GHASH>(y, tail, &pw[k..], &px[k..]);
-                        }
+                        y = strides(y, blocks, &pw, &px, |y, b, p, x| run_regs::<GHASH>(y, b, p, x));
                     }
                 }
                 *acc = to_u128(y);
@@ -226,7 +219,7 @@ pub mod eor3 {
     use core::arch::aarch64::*;
 
     use super::{Acc, STRIDE};
-    use crate::powers::{SMALL, Small};
+    use crate::powers::{SMALL, Small, strides};
 
     pmull_tier!("aes", "sha2", "sha3");
 }

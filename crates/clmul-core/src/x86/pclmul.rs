@@ -15,7 +15,7 @@ use core::arch::x86::*;
 #[cfg(target_arch = "x86_64")]
 use core::arch::x86_64::*;
 
-use crate::powers::{SMALL, Small};
+use crate::powers::{SMALL, Small, strides};
 
 /// Blocks per stride.
 pub(crate) const STRIDE: usize = 8;
@@ -349,17 +349,9 @@ crate::target_tier! {
         if blocks.len() <= SMALL {
             return update_short::<GHASH>(small, len, acc, blocks);
         }
-        let mut y = load_state(acc);
         let kept = kept4(small, len, |a, b| dot(a, b), |a| square(a));
         let (pw, px) = powers8(&kept);
-        let (chunks, tail) = blocks.as_chunks::<STRIDE>();
-        for c in chunks {
-            y = run_regs::<GHASH>(y, c, &pw, &px);
-        }
-        if !tail.is_empty() {
-            let k = STRIDE - tail.len();
-            y = run_regs::<GHASH>(y, tail, &pw[k..], &px[k..]);
-        }
+        let y = strides(load_state(acc), blocks, &pw, &px, |y, b, p, x| run_regs::<GHASH>(y, b, p, x));
         store_u128(acc, y);
     }
 
