@@ -14,8 +14,9 @@
 //! - **`clone` and `update_detached`** (which take `&self`) compute and keep H^2..H^4 in the
 //!   state they read, once, if it holds H alone (`update_detached` only for an input long
 //!   enough to use them): a keyed state cloned per message (as RustCrypto's `aes-gcm` uses
-//!   GHASH) or shared between threads computes them for its first message only. The kept powers are relaxed atomics and the count of them is published
-//!   after them (release/acquire), so concurrent clones are sound; they store equal values.
+//!   GHASH) or shared between threads computes them for its first message only. The kept
+//!   powers are relaxed atomics and the count of them is published after them
+//!   (release/acquire), so concurrent clones are sound; they store equal values.
 //! - **An update of more than four blocks** computes the powers its strides need above H^4 in
 //!   registers, from the kept H^1..H^4, and uses them for that call only: H^5..H^8 (the 8-block
 //!   strides; one 512-bit multiply, two 256-bit or four 128-bit ones), H^9..H^16 for 32 blocks
