@@ -240,9 +240,8 @@ impl<const GHASH: bool> Hasher<GHASH> {
     /// Absorbs `blocks` into an accumulator kept outside the state (`acc` as
     /// [`Self::set_state`]/[`Self::finalize`] would take and give it), so one keyed state can
     /// serve many messages through `&self`. An input long enough to use H^2..H^4 (two blocks,
-    /// or [`POWERS_FROM`](crate::portable::POWERS_FROM) on the portable backend) first keeps
-    /// them in the state if it holds H alone (as `clone` does); the wider strides' powers are
-    /// computed for the call.
+    /// or 32 on the portable backend) first keeps them in the state if it holds H alone (as
+    /// `clone` does); the wider strides' powers are computed for the call.
     pub fn update_detached(&self, acc: &mut [u8; 16], blocks: &[[u8; 16]]) {
         let mut a = self.acc_of_bytes(acc);
         if !blocks.is_empty() {
