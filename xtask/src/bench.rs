@@ -100,32 +100,28 @@ const PAIRED_LTO: (&str, &str) = (
 const START: &str = "<!-- bench:start -->";
 const END: &str = "<!-- bench:end -->";
 
-/// `--lto`'s second table: `uhf_paired` built in the LTO profile (in `dir`, the LTO headline's
-/// build directory), into docs/BENCHMARKS.md's [`PAIRED_LTO`] section.
-fn lto_paired(
+/// Runs `uhf_paired` built in `dir` (with `env`), writing its table with `note` to
+/// `dir/uhf-paired.md`.
+fn run_paired(
     root: &Path,
     dir: &Path,
     env: &[(&str, &str)],
     pin: bool,
-    run_benches: bool,
-    command: &str,
-    profile: &str,
+    note: String,
 ) -> Result<(), String> {
-    let md = dir.join("uhf-paired.md");
-    if run_benches {
-        let note = format!("{}; {profile}", measured(root, command, pin));
-        let args = [
-            "--markdown".to_string(),
-            md.display().to_string(),
-            "--note".to_string(),
-            note,
-        ];
-        bench(root, dir, "uhf_paired", env, pin, &args)?;
-    }
-    match fs::read_to_string(&md) {
-        Ok(table) => splice(root, PAIRED_LTO.0, PAIRED_LTO.1, &table),
+    let md = dir.join("uhf-paired.md").display().to_string();
+    let args = ["--markdown".to_string(), md, "--note".to_string(), note];
+    bench(root, dir, "uhf_paired", env, pin, &args)
+}
+
+/// Splices `dir/uhf-paired.md` (from [`run_paired`]) between the markers `start` and `end`,
+/// or says that the section is left as it was when there is no such table.
+fn splice_paired(root: &Path, dir: &Path, start: &str, end: &str) -> Result<(), String> {
+    let path = dir.join("uhf-paired.md");
+    match fs::read_to_string(&path) {
+        Ok(table) => splice(root, start, end, &table),
         Err(e) => {
-            println!("bench: {}: {e}; its section left as it was", md.display());
+            println!("bench: {}: {e}; its section left as it was", path.display());
             Ok(())
         }
     }
@@ -222,16 +218,13 @@ pub fn run(args: &[String]) -> Result<(), String> {
         if lto { "LTO " } else { "" },
         family.title
     );
+    // `--lto`'s second table: the interleaved POLYVAL/GHASH one, built in the LTO profile.
     if lto {
-        lto_paired(
-            &root,
-            &headline_target,
-            env,
-            pin,
-            run_benches,
-            command,
-            profile,
-        )?;
+        if run_benches {
+            let note = format!("{}; {profile}", measured(&root, command, pin));
+            run_paired(&root, &headline_target, env, pin, note)?;
+        }
+        splice_paired(&root, &headline_target, PAIRED_LTO.0, PAIRED_LTO.1)?;
     }
     if !full {
         return Ok(());
@@ -251,9 +244,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
                 &[]
             };
             let note = measured(&root, "cargo xtask bench --full", pin);
-            let md = dir.join("uhf-paired.md").display().to_string();
-            let args = ["--markdown".to_string(), md, "--note".to_string(), note];
-            bench(&root, dir, "uhf_paired", env, pin, &args)?;
+            run_paired(&root, dir, env, pin, note)?;
         }
     }
     if run_benches && step("aead") {
@@ -277,11 +268,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
     }
 
     for (_, start, end, soft_build) in PAIRED {
-        let path = paired_dir(soft_build).join("uhf-paired.md");
-        match fs::read_to_string(&path) {
-            Ok(table) => splice(&root, start, end, &table)?,
-            Err(e) => println!("bench: {}: {e}; its section left as it was", path.display()),
-        }
+        splice_paired(&root, paired_dir(soft_build), start, end)?;
     }
 
     let normal = target.join("criterion");
