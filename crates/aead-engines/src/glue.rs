@@ -16,6 +16,18 @@
 /// The hash backend type the hidden constructors and accessors take and return.
 pub use clmul_core::Backend;
 
+/// The engine `KeyInit` keys: the generic one where the build forces portable code
+/// (`force_portable`, the macros' expression evaluated in the calling crate), otherwise the
+/// fastest this CPU runs ([`Engine::detect`](crate::Engine::detect)).
+#[inline]
+pub fn key_engine(force_portable: bool) -> crate::Engine {
+    if force_portable {
+        crate::Engine::Generic
+    } else {
+        crate::Engine::detect()
+    }
+}
+
 /// Writes `AesGcm<Aes, NonceSize, TagSize>` over `generic::$generic::GcmKey`, with its
 /// `KeySizeUser`, `KeyInit` and `From<Aes>` impls, the hidden `with_engine`,
 /// `__with_ghash_backend`, `__engine` and `__ghash_backend`, and `fn is_aes`
@@ -46,8 +58,8 @@ macro_rules! gcm_glue {
         where
             TagSize: self::TagSize,
         {
-            /// The key: a fused engine's, or the cipher and GHASH's key for the generic two-pass path
-            /// (`aead_engines::generic`), never both.
+            /// The key: a fused engine's, or the cipher and GHASH's key for the generic two-pass
+            /// path (`aead_engines::generic`), never both.
             key: $crate::generic::$generic::GcmKey<Aes>,
 
             /// Length of the nonce.
@@ -76,11 +88,7 @@ macro_rules! gcm_glue {
         {
             #[inline]
             fn new(key: &$aead::Key<Self>) -> Self {
-                let engine = if $force_portable {
-                    $crate::Engine::Generic
-                } else {
-                    $crate::Engine::detect()
-                };
+                let engine = $crate::glue::key_engine($force_portable);
                 let key = $crate::generic::$generic::GcmKey::keyed(key, engine, is_aes::<Aes>());
                 Self::assemble(key)
             }
@@ -94,8 +102,8 @@ macro_rules! gcm_glue {
             TagSize: self::TagSize,
         {
             /// Not part of the upstream API: an instance on the chosen engine, for our tests,
-            /// benches and fuzzers. `None` if this CPU cannot run it or `Aes` is not AES under `key`
-            /// (checked on `E_K(0)` unless `Aes` is one of the `aes` crate's types);
+            /// benches and fuzzers. `None` if this CPU cannot run it or `Aes` is not AES under
+            /// `key` (checked on `E_K(0)` unless `Aes` is one of the `aes` crate's types);
             /// [`__Engine::Generic`] always works.
             #[doc(hidden)]
             #[inline]
@@ -137,8 +145,8 @@ macro_rules! gcm_glue {
                 self.key.engine()
             }
 
-            /// Not part of the upstream API: the GHASH backend the two-pass path runs on (for a fused
-            /// engine, the one this CPU would give it).
+            /// Not part of the upstream API: the GHASH backend the two-pass path runs on (for a
+            /// fused engine, the one this CPU would give it).
             #[doc(hidden)]
             pub fn __ghash_backend(&self) -> $crate::glue::Backend {
                 self.key.ghash_backend()
@@ -200,12 +208,9 @@ macro_rules! siv_glue {
                 + $aead::KeyInit,
         {
             fn new(key: &$aead::Key<Self>) -> Self {
-                let engine = if $force_portable {
-                    $crate::Engine::Generic
-                } else {
-                    $crate::Engine::detect()
-                };
-                // Written in place: the key-generating key's schedule is not built and then copied.
+                let engine = $crate::glue::key_engine($force_portable);
+                // The schedule is expanded into the key (`SivKey::keyed`), not built apart and
+                // then moved into it.
                 Self {
                     key: $crate::generic::$generic::SivKey::keyed(
                         key,
@@ -223,10 +228,10 @@ macro_rules! siv_glue {
                 + $cipher::$Encrypt
                 + $aead::KeyInit,
         {
-            /// Not part of the upstream API: an instance on the chosen engine, for our tests, benches
-            /// and fuzzers. `None` if this CPU cannot run it or `Aes` is not AES under `key` (checked
-            /// on `E_K(0)` unless `Aes` is one of the `aes` crate's types); [`__Engine::Generic`] always
-            /// works.
+            /// Not part of the upstream API: an instance on the chosen engine, for our tests,
+            /// benches and fuzzers. `None` if this CPU cannot run it or `Aes` is not AES under
+            /// `key` (checked on `E_K(0)` unless `Aes` is one of the `aes` crate's types);
+            /// [`__Engine::Generic`] always works.
             #[doc(hidden)]
             pub fn with_engine(key: &$aead::Key<Self>, engine: $crate::Engine) -> Option<Self> {
                 $crate::generic::$generic::SivKey::new(
@@ -258,8 +263,8 @@ macro_rules! siv_glue {
             Aes: $cipher::BlockSizeUser<BlockSize = $cipher::consts::U16> + $cipher::$Encrypt,
         {
             /// Not part of the upstream API: an instance on the generic path whose POLYVAL runs on
-            /// the chosen backend, for our tests, benches and fuzzers. `None` if this CPU cannot run
-            /// it.
+            /// the chosen backend, for our tests, benches and fuzzers. `None` if this CPU cannot
+            /// run it.
             #[doc(hidden)]
             pub fn __with_polyval_backend(
                 key_generating_key: Aes,
@@ -270,8 +275,8 @@ macro_rules! siv_glue {
                 })
             }
 
-            /// Not part of the upstream API: the engine this instance runs on ([`__Engine::Generic`]
-            /// for the generic path).
+            /// Not part of the upstream API: the engine this instance runs on
+            /// ([`__Engine::Generic`] for the generic path).
             #[doc(hidden)]
             pub fn __engine(&self) -> $crate::Engine {
                 self.key.engine()
