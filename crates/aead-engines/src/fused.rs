@@ -130,13 +130,13 @@ pub(crate) use dispatch;
 pub struct TagMismatch;
 
 /// The fused state of one AES-GCM key: an engine's token (holding it proves the CPU runs the
-/// engine), our AES round keys, and the powers H^1..H^8 of the hash key H in POLYVAL's domain
+/// engine), our AES round keys, and the powers H^1..H^12 of the hash key H in POLYVAL's domain
 /// (GHASH as byte-reflected POLYVAL: `mulX_POLYVAL(ByteReverse(E_K(0^128)))`, RFC 8452
 /// Appendix A). Key setup is one key expansion, one block (`E_K(0)`) and those powers, with
-/// the engine's carry-less multiplies in its own function (`kernel::kept_powers`: depth three,
+/// the engine's carry-less multiplies in its own function (`kernel::kept_powers`: depth four,
 /// in registers); no other AES schedule is made for the `aes` crate's types, and no portable
 /// multiply runs. Each message builds the table it multiplies by from the kept powers in the
-/// engine's function (their Karatsuba middles, and for a message of more than eight blocks
+/// engine's function (their Karatsuba middles, and for a message of more than twelve blocks
 /// the higher powers, by doubling in registers), on the stack, wiped after the call with the
 /// feature `zeroize`.
 #[derive(Clone)]

@@ -277,9 +277,8 @@ unsafe fn ctr_only<L: Lanes, C: Counter, const N: usize>(
 }
 
 /// Whether a message of `aad_len` bytes of AAD and `len` bytes of text is short: fewer than
-/// `KEPT` blocks of both, so no whole iteration of any engine (eight blocks or more) and every
-/// power it multiplies by, the length block's included, kept by an AES-GCM key
-/// ([`crypt_short`]).
+/// `KEPT` blocks of both, so that every power it multiplies by, the length block's included, is
+/// kept by an AES-GCM key ([`crypt_short`]).
 #[inline]
 pub(crate) fn is_short(aad_len: usize, len: usize) -> bool {
     aad_len.div_ceil(16) + len.div_ceil(16) < KEPT
@@ -469,36 +468,112 @@ unsafe fn tail<L: Lanes, C: Counter, D: Domain, T: Table, const KARATSUBA: bool>
         if hash && !aad.is_empty() {
             t.add_bytes::<D, T, KARATSUBA>(tbl, aad.as_ptr(), aad.len());
         }
+        // The text left, in groups of four, two and one registers (fewer than `N` in all
+        // after the stitched loop, fewer than `KEPT` blocks on the short path): the rounds of
+        // a group interleaved, as the loop's, rather than one register's rounds after the
+        // other's, which leaves the out-of-order core a chain of dependent rounds to overlap.
         while off < len {
-            let n = (len - off).min(reg);
-            let [c] = C::take::<L, 1>(ctr);
-            let (i, o) = (inp.add(off), out.add(off));
-            let d = if n == reg {
-                L::load(i)
-            } else {
-                L::load_partial(i, n)
+            let regs = (len - off).div_ceil(reg);
+            let g = Group {
+                inp,
+                out,
+                off,
+                len,
+                hashing,
             };
-            let [r] = ks.encrypt([c], &[d]);
-            if n == reg {
-                L::store(o, r);
+            off = if regs >= 4 {
+                g.run::<L, C, D, T, 4, KARATSUBA>(ks, tbl, ctr, &mut t)
+            } else if regs >= 2 {
+                g.run::<L, C, D, T, 2, KARATSUBA>(ks, tbl, ctr, &mut t)
             } else {
-                L::store_partial(o, n, r);
-            }
-            if hash {
-                let h = if hashing == Hashing::Input {
-                    d
-                } else {
-                    L::truncate(r, n)
-                };
-                t.add::<D, T, KARATSUBA>(tbl, field_data::<L, D>(h), n.div_ceil(16));
-            }
-            off += reg;
+                g.run::<L, C, D, T, 1, KARATSUBA>(ks, tbl, ctr, &mut t)
+            };
         }
         if hash {
             t.finish::<D, T, KARATSUBA>(tbl, lengths)
         } else {
             [0; 16]
         }
+    }
+}
+
+/// `K` registers of a message's tail ([`tail`]) from offset `off`, the last of them partial
+/// when the text ends inside it.
+struct Group {
+    inp: *const u8,
+    out: *mut u8,
+    off: usize,
+    len: usize,
+    hashing: Hashing,
+}
+
+impl Group {
+    /// CTR of the `K` registers, hashed into `t` as `hashing` says; returns the offset after
+    /// them.
+    ///
+    /// # Safety
+    /// As [`crypt`], for the bytes `off..len`; the text has more than `K - 1` registers left
+    /// (`len - off > (K - 1) * 16 * BLOCKS`).
+    #[inline(always)]
+    unsafe fn run<
+        L: Lanes,
+        C: Counter,
+        D: Domain,
+        T: Table,
+        const K: usize,
+        const KARATSUBA: bool,
+    >(
+        self,
+        ks: &AesKeys<L>,
+        tbl: T,
+        ctr: &mut C::State<L>,
+        t: &mut Tail<L>,
+    ) -> usize {
+        let reg = 16 * L::BLOCKS;
+        let Group {
+            inp,
+            out,
+            off,
+            len,
+            hashing,
+        } = self;
+        assert!(len - off > (K - 1) * reg, "a tail group past the text");
+        // Bytes of register `j`: whole but possibly the last.
+        let n = |j: usize| (len - off - j * reg).min(reg);
+        // SAFETY: the caller's features and buffers; register `j` covers bytes
+        // `off + j * reg..off + j * reg + n(j)`, inside `len` by the assertion above.
+        unsafe {
+            let c = C::take::<L, K>(ctr);
+            let mut d = [L::zero(); K];
+            for (j, v) in d.iter_mut().enumerate() {
+                let i = inp.add(off + j * reg);
+                *v = if n(j) == reg {
+                    L::load(i)
+                } else {
+                    L::load_partial(i, n(j))
+                };
+            }
+            let r = ks.encrypt(c, &d);
+            for (j, v) in r.iter().enumerate() {
+                let o = out.add(off + j * reg);
+                if n(j) == reg {
+                    L::store(o, *v);
+                } else {
+                    L::store_partial(o, n(j), *v);
+                }
+            }
+            if hashing != Hashing::Off {
+                for j in 0..K {
+                    let h = if hashing == Hashing::Input {
+                        d[j]
+                    } else {
+                        L::truncate(r[j], n(j))
+                    };
+                    t.add::<D, T, KARATSUBA>(tbl, field_data::<L, D>(h), n(j).div_ceil(16));
+                }
+            }
+        }
+        off + K * reg
     }
 }
 

@@ -5,7 +5,7 @@
 //! - [`Engine`] names a fused kernel family (AES-NI + PCLMULQDQ, VAES + VPCLMULQDQ on 256 or
 //!   512 bits, ARMv8 AES + PMULL) or the generic two-pass path; [`Engine::detect`] picks the
 //!   fastest this CPU runs.
-//! - [`Fused`] holds our own AES round keys for one engine and the powers H^1..H^8 of the hash
+//! - [`Fused`] holds our own AES round keys for one engine and the powers H^1..H^12 of the hash
 //!   key, made from the raw AES key at key setup (one key expansion, `E_K(0)`, and the
 //!   engine's own multiplies); [`Fused::seal`] and [`Fused::open`] run a whole message, which
 //!   computes any higher power it needs itself.

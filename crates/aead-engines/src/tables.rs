@@ -8,10 +8,12 @@ use core::mem::MaybeUninit;
 /// iterations can be 32 + 1 blocks, hashed with one reduction.
 pub(crate) const TOP: usize = 33;
 
-/// How many powers of H an AES-GCM key keeps ([`KeptPowers`]): H^1..H^8, what a message of up
-/// to eight blocks with its AAD and length block multiplies by, and the base of every wider
-/// power a longer message computes for itself.
-pub(crate) const KEPT: usize = 8;
+/// How many powers of H an AES-GCM key keeps ([`KeptPowers`]): H^1..H^12, what a message of up
+/// to twelve blocks with its AAD and length block multiplies by (the records of 96 to 176
+/// bytes with a short AAD take the short path on them, with no table built), and the base of
+/// every wider power a longer message computes for itself. Twelve is what fits: with them an
+/// `Aes128Gcm` is as large as RustCrypto's (496 bytes on x86_64), no larger.
+pub(crate) const KEPT: usize = 12;
 
 /// Zero entries after H^1, so that a register load of up to four powers starting at any
 /// power stays inside the table (the lanes past the message meet zero data there).

@@ -86,7 +86,7 @@
 //!
 //! A key made with `KeyInit` on a CPU with AES and carry-less multiply instructions runs on a
 //! fused AES-CTR+GHASH kernel (AES-NI, VAES on 256 or 512 bits, ARMv8): our own round keys and
-//! H^1..H^8, made at key setup (for the `aes` crate's types without a second key schedule;
+//! H^1..H^12, made at key setup (for the `aes` crate's types without a second key schedule;
 //! a longer message computes the higher powers it needs in its own call), and one pass over
 //! the data that encrypts and hashes together. Otherwise
 //! (another CPU, `From<Aes>`, or a cipher that is not AES under the key) the generic two-pass

@@ -48,7 +48,7 @@ fn check(sizes: &[(usize, usize, &'static str)], slack: usize) {
     assert!(too_big.is_empty(), "{too_big:?}");
 }
 
-/// AES-GCM: ours holds our round keys and H^1..H^8 (a message builds the rest of the powers
+/// AES-GCM: ours holds our round keys and H^1..H^12 (a message builds the rest of the powers
 /// it multiplies by for itself), or the cipher and `H` on the generic path.
 ///
 /// In a build with `--cfg polyval_backend="soft"` RustCrypto's GHASH keeps only its portable

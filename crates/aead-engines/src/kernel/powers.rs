@@ -1,5 +1,5 @@
 //! The powers of H a call multiplies by: where they come from ([`Powers`]: a given table or
-//! an AES-GCM key's kept H^1..H^8), how a call's table is filled from them in registers
+//! an AES-GCM key's kept H^1..H^KEPT), how a call's table is filled from them in registers
 //! (`grow`, [`expand_kept`], [`fill_table`]) and a key's kept powers ([`kept_powers`]); and
 //! POLYVAL by Horner's rule for AES-GCM-SIV's short messages ([`polyval_horner`]).
 #![allow(unsafe_code)]
@@ -183,7 +183,7 @@ pub(super) unsafe fn load_powers<L: Lanes>(tbl: &mut PowerTable, g: usize) -> L 
     unsafe { L::load(pow[i..i + L::BLOCKS].as_ptr().cast()) }
 }
 
-/// Extends a table that holds H^1..H^have (`have` 4 or 8: the first `have / b` registers of
+/// Extends a table that holds H^1..H^have (`have` 4 or `KEPT`: the first `have / b` registers of
 /// powers, stored with [`store_powers`] and given in `regs`, and the pad zeroed) to
 /// H^1..H^n for `n = min(need, 32)`, rounded up to a whole register, by doubling rounds whose
 /// products are independent (H^(m+1)..H^2m = H^1..H^m times H^m), with H^33 = H^32 `h1` when
@@ -214,7 +214,9 @@ pub(super) unsafe fn grow<L: Lanes, const MIDDLES: bool>(
         // index is a constant (a loop over the rounds would keep `regs` in memory).
         macro_rules! double {
             ($($m:literal)*) => {$(
-                if $m >= have && $m < need {
+                // The rounds from `have`: H^have, H^2have, ... (4, 8, 16 from a table of
+                // H^1..H^4; 12, 24 from an AES-GCM key's H^1..H^12).
+                if $m >= have && $m < need && ($m == have || $m == 2 * have || $m == 4 * have) {
                     // H^m is lane 0 of register m/b - 1.
                     let top = if in_regs {
                         regs[$m / b - 1]
@@ -224,7 +226,8 @@ pub(super) unsafe fn grow<L: Lanes, const MIDDLES: bool>(
                     let hm = spread(top);
                     for g in 0..$m / b {
                         // Register `g + m/b` starts at H^(b(g + m/b) + 1).
-                        if b * g + $m < need {
+                        // Up to H^32 (H^33 is the one power after the doublings).
+                        if b * g + $m < need.min(32) {
                             let x = if in_regs {
                                 regs[g]
                             } else {
@@ -241,7 +244,7 @@ pub(super) unsafe fn grow<L: Lanes, const MIDDLES: bool>(
                 }
             )*};
         }
-        double!(4 8 16);
+        double!(4 8 12 16 24);
         if need > 32 {
             // H^33's slot is the first: lane 0 alone (a whole register would overwrite
             // H^32..).
@@ -289,8 +292,9 @@ pub(crate) unsafe fn fill_table<L: Lanes>(h: &[u8; 16], tbl: &mut PowerTable) {
     }
 }
 
-/// An AES-GCM key's powers H^1..H^KEPT of its POLYVAL-domain hash key `h` (key setup): depth
-/// three multiplies, one store per register.
+/// An AES-GCM key's powers H^1..H^KEPT of its POLYVAL-domain hash key `h` (key setup):
+/// H^1..H^4, then those times H^4 and times H^8 (depth four multiplies), one store per
+/// register.
 ///
 /// # Safety
 /// As the [`Lanes`] methods.
@@ -300,11 +304,16 @@ pub(crate) unsafe fn kept_powers<L: Lanes>(h: &[u8; 16], out: &mut KeptPowers) {
     // SAFETY: the caller's features; each store is `b` entries inside `out` (bounds-checked
     // slices, `b * (g + 1) <= KEPT`).
     unsafe {
-        let regs = first_powers::<L>(h);
-        let h4 = spread(regs[4 / b - 1]);
+        let first = first_powers::<L>(h);
+        let h4 = spread(first[4 / b - 1]);
+        let h8 = spread(mul_lanes(h4, h4));
         let pow = out.entries_mut();
-        for (g, r) in regs.iter().enumerate().take(4 / b) {
-            for (k, v) in [(g, *r), (g + 4 / b, mul_lanes(*r, h4))] {
+        for (g, r) in first.iter().enumerate().take(4 / b) {
+            for (k, v) in [
+                (g, *r),
+                (g + 4 / b, mul_lanes(*r, h4)),
+                (g + 8 / b, mul_lanes(*r, h8)),
+            ] {
                 let i = KEPT - b * (k + 1);
                 L::store(pow[i..i + b].as_mut_ptr().cast(), v);
             }
