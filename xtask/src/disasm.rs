@@ -297,10 +297,11 @@ const AES_SCHEDULE: Group = Group {
     kind: Kind::Gpr,
     symbols: &["::aesni::expand", "::aesni::expand_into"],
 };
-/// AES-GCM-SIV's per-message key derivation and schedule on x86 (`aesni::siv_message_keys`).
+/// AES-GCM-SIV's per-message key derivation and schedule on x86 (`aesni::siv_message_keys`),
+/// and the one-call encryption of a short message (`x86::siv_short`).
 const SIV_MESSAGE_KEYS: Group = Group {
     kind: Kind::Simd,
-    symbols: &["::aesni::siv_message_keys"],
+    symbols: &["::aesni::siv_message_keys", "::x86::siv_short::"],
 };
 /// The fused engines' modules: every job (AES-GCM, and AES-GCM-SIV's key derivation, CTR
 /// with the `Le32` counter, POLYVAL with `fill_table`, Horner's rule and the stitched pass)

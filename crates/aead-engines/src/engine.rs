@@ -133,6 +133,22 @@ pub(crate) unsafe trait Isa: Copy {
         false
     }
 
+    /// AES-GCM-SIV encryption of a short message in one call, from the key-generating key
+    /// `kgk` and `nonce` to the tag of `aad` and the input of `buffer`, the ciphertext written
+    /// to its output; `None`, nothing written, where the engine has no such path or does not
+    /// take this message (the caller then takes the general one).
+    #[inline]
+    fn siv_seal_short(
+        self,
+        kgk: &RoundKeys,
+        nonce: &[u8; 12],
+        aad: &[u8],
+        buffer: InOutBuf<'_, '_, u8>,
+    ) -> Option<[u8; 16]> {
+        let _ = (kgk, nonce, aad, buffer);
+        None
+    }
+
     /// Runs `job` with the engine's features and registers.
     ///
     /// # Safety

@@ -543,7 +543,7 @@ impl Group {
         // SAFETY: the caller's features and buffers; register `j` covers bytes
         // `off + j * reg..off + j * reg + n(j)`, inside `len` by the assertion above.
         unsafe {
-            let c = C::take::<L, K>(ctr);
+            let c = C::take_any::<L, K>(ctr);
             let mut d = [L::zero(); K];
             for (j, v) in d.iter_mut().enumerate() {
                 let i = inp.add(off + j * reg);

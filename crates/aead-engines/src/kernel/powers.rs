@@ -12,13 +12,37 @@ use super::*;
 /// # Safety
 /// As the [`Lanes`] methods.
 #[inline(always)]
-pub(super) unsafe fn mul_lanes<L: Lanes>(a: L, b: L) -> L {
+pub(crate) unsafe fn mul_lanes<L: Lanes>(a: L, b: L) -> L {
     // SAFETY: forwarded from the caller.
     unsafe {
         let mut acc = Acc {
             lo: L::clmul_lo(a, b),
             mi: L::xor(L::clmul_hi_lo(a, b), L::clmul_lo_hi(a, b)),
             hi: L::clmul_hi(a, b),
+        };
+        acc.fold_lo::<false>();
+        acc.fold_mi();
+        acc.hi
+    }
+}
+
+/// `a * h2 + b * h` in POLYVAL's field, lane by lane, with one reduction: two blocks of
+/// Horner's rule at once (`h2 = h * h`), half the chain of two single steps.
+///
+/// # Safety
+/// As the [`Lanes`] methods.
+#[inline(always)]
+pub(crate) unsafe fn mul2_lanes<L: Lanes>(a: L, h2: L, b: L, h: L) -> L {
+    // SAFETY: forwarded from the caller.
+    unsafe {
+        let mut acc = Acc {
+            lo: L::xor(L::clmul_lo(a, h2), L::clmul_lo(b, h)),
+            mi: xor3(
+                L::xor(L::clmul_hi_lo(a, h2), L::clmul_lo_hi(a, h2)),
+                L::clmul_hi_lo(b, h),
+                L::clmul_lo_hi(b, h),
+            ),
+            hi: L::xor(L::clmul_hi(a, h2), L::clmul_hi(b, h)),
         };
         acc.fold_lo::<false>();
         acc.fold_mi();

@@ -138,13 +138,21 @@ impl FusedSiv {
         dispatch!(self.token, t => t.engine())
     }
 
-    /// [`super::seal`] on this engine.
+    /// [`super::seal`] on this engine: a message of at most [`HORNER_UPTO`] bytes of AAD and
+    /// text in one call where the engine has one (`Isa::siv_seal_short`: the derivation, the
+    /// schedule interleaved with POLYVAL, the tag and CTR), any other on the general path.
     pub fn seal(
         &self,
         nonce: &[u8; NONCE_LEN],
         aad: &[u8],
-        buffer: InOutBuf<'_, '_, u8>,
+        mut buffer: InOutBuf<'_, '_, u8>,
     ) -> [u8; 16] {
+        if aad.len() + buffer.len() <= HORNER_UPTO {
+            let (kgk, b) = (&self.keys, buffer.reborrow());
+            if let Some(tag) = dispatch!(self.small, t => t.siv_seal_short(kgk, nonce, aad, b)) {
+                return tag;
+            }
+        }
         super::seal(self, nonce, aad, buffer)
     }
 

@@ -60,7 +60,7 @@ clmul_core::target_tier! {
     /// written in 8-byte halves just before, and a 16-byte load of two such stores would miss
     /// store-to-load forwarding (some 15 cycles of every message).
     #[inline]
-    fn load(b: &[u8]) -> __m128i {
+    pub(crate) fn load(b: &[u8]) -> __m128i {
         let b: &[u8; 16] = b.first_chunk().expect("16 bytes");
         // SAFETY: 16 readable bytes, read as two 8-byte loads; no alignment needed.
         unsafe {
@@ -129,12 +129,25 @@ clmul_core::target_tier! {
     /// rounds.
     #[inline]
     fn schedule128(k: __m128i, rk: &mut [[u8; 16]; 15]) -> usize {
+        schedule128_with(k, rk, || {})
+    }
+
+    /// [`schedule128`], calling `between` after each round key: another computation's steps
+    /// interleaved with the schedule's chain (AES-GCM-SIV's POLYVAL of a short message, in
+    /// `x86::siv_short`).
+    #[inline]
+    pub(crate) fn schedule128_with(
+        k: __m128i,
+        rk: &mut [[u8; 16]; 15],
+        mut between: impl FnMut(),
+    ) -> usize {
         let mut k = k;
         store(&mut rk[0], k);
         macro_rules! round {
             ($($rcon:literal => $i:literal),*) => {$(
                 k = next_key::<$rcon, 0xff>(k, k);
                 store(&mut rk[$i], k);
+                between();
             )*};
         }
         round!(0x01 => 1, 0x02 => 2, 0x04 => 3, 0x08 => 4, 0x10 => 5, 0x20 => 6, 0x40 => 7,
@@ -146,6 +159,18 @@ clmul_core::target_tier! {
     /// rounds.
     #[inline]
     fn schedule256(a: __m128i, b: __m128i, rk: &mut [[u8; 16]; 15]) -> usize {
+        schedule256_with(a, b, rk, || {})
+    }
+
+    /// [`schedule256`], calling `between` after each pair of round keys (see
+    /// [`schedule128_with`]).
+    #[inline]
+    pub(crate) fn schedule256_with(
+        a: __m128i,
+        b: __m128i,
+        rk: &mut [[u8; 16]; 15],
+        mut between: impl FnMut(),
+    ) -> usize {
         let (mut a, mut b) = (a, b);
         store(&mut rk[0], a);
         store(&mut rk[1], b);
@@ -157,6 +182,7 @@ clmul_core::target_tier! {
                 store(&mut rk[$i], a);
                 b = next_key::<0x00, 0xaa>(b, a);
                 store(&mut rk[$i + 1], b);
+                between();
             )*};
         }
         round!(0x01 => 2, 0x02 => 4, 0x04 => 6, 0x08 => 8, 0x10 => 10, 0x20 => 12);
@@ -199,7 +225,7 @@ clmul_core::target_tier! {
     /// the caller's match), their first halves paired: the authentication key, then the
     /// encryption key's one or two registers (the third zero for `N` = 4).
     #[inline]
-    fn derive<const N: usize>(kgk: &RoundKeys, nonce: &[u8; 12]) -> [__m128i; 3] {
+    pub(crate) fn derive<const N: usize>(kgk: &RoundKeys, nonce: &[u8; 12]) -> [__m128i; 3] {
         // `0^32 || nonce`: the nonce's first 8 bytes and last 4, shifted up by one word.
         let (lo, hi) = nonce.split_at(8);
         let lo = u64::from_le_bytes(lo.try_into().expect("8 bytes"));

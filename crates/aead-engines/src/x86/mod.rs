@@ -20,9 +20,11 @@ use core::marker::PhantomData;
 use crate::engine::{Engine, Isa, Job};
 use crate::lanes::Lanes;
 use crate::tables::RoundKeys;
+use inout::InOutBuf;
 
 pub(crate) mod aesni;
 pub(crate) mod aesni_gcm;
+pub(crate) mod siv_short;
 #[cfg(target_arch = "x86_64")]
 pub(crate) mod vaes256;
 #[cfg(target_arch = "x86_64")]
@@ -117,6 +119,18 @@ unsafe impl<W: Width> Isa for X86<W> {
     ) -> bool {
         // SAFETY: as `expand`.
         unsafe { aesni::siv_message_keys(kgk, nonce, mac, out) }
+    }
+
+    fn siv_seal_short(
+        self,
+        kgk: &RoundKeys,
+        nonce: &[u8; 12],
+        aad: &[u8],
+        buffer: InOutBuf<'_, '_, u8>,
+    ) -> Option<[u8; 16]> {
+        // SAFETY: every x86 engine's features include AES-NI, PCLMULQDQ, SSE2 and SSSE3 (the
+        // token proves them), those of `siv_short`.
+        unsafe { siv_short::seal(kgk, nonce, aad, buffer) }
     }
 
     unsafe fn run<J: Job>(self, job: J) -> J::Output {

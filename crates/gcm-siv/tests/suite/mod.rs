@@ -257,6 +257,10 @@ macro_rules! siv_suite_tests {
             suite::engines::aad_lengths::<$g>();
         }
         #[test]
+        fn engines_short_messages() {
+            suite::engines::short_messages::<$g>();
+        }
+        #[test]
         fn engines_long_random_lengths() {
             suite::engines::long_random_lengths::<$g>();
         }

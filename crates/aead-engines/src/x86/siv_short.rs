@@ -1,0 +1,216 @@
+//! AES-GCM-SIV encryption of a short message (RFC 8452, section 4 and 5) in one function on
+//! AES-NI and PCLMULQDQ, for the messages of at most [`HORNER_UPTO`] bytes of AAD and text,
+//! whose time is the chain of dependent steps, not the throughput of any unit:
+//!
+//! 1. the message keys, from the nonce's derivation blocks encrypted side by side;
+//! 2. POLYVAL of the AAD, the text and the length block by Horner's rule under the
+//!    authentication key, two blocks a step (`(y + x_i) H^2 + x_(i+1) H`, one reduction: half
+//!    the chain of single steps), **interleaved with the schedule of the encryption key**: the
+//!    two chains do not depend on each other, so each Horner step is written between two
+//!    round keys and the core runs both at once (in separate calls, each waited for the
+//!    other);
+//! 3. the tag (the hash XOR the nonce, top bit cleared, encrypted) and the CTR of the few
+//!    blocks from it.
+//!
+//! Three calls on the general path (the derivation and schedule, POLYVAL, the tag and CTR)
+//! are one here, and its round keys go from the schedule to the tag through the stack once.
+//! AES-192 (no register schedule) and the MemorySanitizer check's build (`ct_taint`, whose
+//! schedule takes the word path) are left to the general path.
+
+#[cfg(target_arch = "x86")]
+use core::arch::x86::*;
+#[cfg(target_arch = "x86_64")]
+use core::arch::x86_64::*;
+
+use inout::InOutBuf;
+
+use super::aesni;
+use crate::kernel::{mul_lanes, mul2_lanes};
+use crate::siv::HORNER_UPTO;
+use crate::tables::RoundKeys;
+
+/// The most blocks hashed: the AAD and the text may each end in a partial block, and the
+/// length block follows.
+const BLOCKS: usize = HORNER_UPTO / 16 + 2;
+
+// The text's blocks go in batches of at most 7 (`seal`).
+const _: () = assert!(HORNER_UPTO.div_ceil(16) <= 7);
+
+clmul_core::target_tier! {
+    detect cpuid = ["aes", "pclmulqdq", "sse2", "ssse3"];
+
+    /// The tag of `aad` and the input of `buffer` under the key-generating key `kgk` and
+    /// `nonce`, the ciphertext written to the output of `buffer`; `None`, nothing written,
+    /// for more than [`HORNER_UPTO`] bytes of AAD and text, an AES-192 key or the
+    /// MemorySanitizer check's build (the caller then takes the general path).
+    pub(crate) fn seal(
+        kgk: &RoundKeys,
+        nonce: &[u8; 12],
+        aad: &[u8],
+        mut buffer: InOutBuf<'_, '_, u8>,
+    ) -> Option<[u8; 16]> {
+        let len = buffer.len();
+        if cfg!(ct_taint) || aad.len() + len > HORNER_UPTO || !matches!(kgk.rounds(), 10 | 14) {
+            return None;
+        }
+        // Every block hashed, zero-padded: the AAD's, the text's (read once, here, before
+        // any output is written: input and output may be the same memory), the length block.
+        // (Every index below goes through `get`: no bounds check and its panic path in the
+        // code the disassembly check of `cargo xtask ct` follows.)
+        let zero = _mm_setzero_si128();
+        let mut x = [zero; BLOCKS];
+        let mut data = 0;
+        for (v, c) in x.iter_mut().zip(aad.chunks(16).chain(buffer.get_in().chunks(16))) {
+            *v = block(c);
+            data += 1;
+        }
+        // Block `i` of the `nb` hashed: the data's, then the length block.
+        let lengths = block(&crate::siv_length_block(aad.len(), len));
+        let blk = |i: usize| if i < data { x.get(i).copied().unwrap_or(zero) } else { lengths };
+        let nb = data + 1;
+        let text = aad.len().div_ceil(16);
+
+        // The message keys, then POLYVAL between the round keys (and the blocks left after
+        // the schedule): with an odd count the first block alone, times H, while H^2 is made;
+        // then two blocks a step, `(y + x_i) * H^2 + x_(i+1) * H` with one reduction.
+        let mut keys = RoundKeys::zero();
+        let [h, k0, k1] = if kgk.rounds() == 10 {
+            aesni::derive::<4>(kgk, nonce)
+        } else {
+            aesni::derive::<6>(kgk, nonce)
+        };
+        let h2 = mul(h, h);
+        let (mut y, mut i) = if nb % 2 == 1 {
+            (mul(blk(0), h), 1)
+        } else {
+            (zero, 0)
+        };
+        let mut step = || {
+            if i < nb {
+                y = mul2(_mm_xor_si128(y, blk(i)), h2, blk(i + 1), h);
+                i += 2;
+            }
+        };
+        let filled = keys.fill(|rk| {
+            if kgk.rounds() == 10 {
+                aesni::schedule128_with(k0, rk, &mut step)
+            } else {
+                aesni::schedule256_with(k0, k1, rk, &mut step)
+            }
+        });
+        // Never taken: the key-generating key has 10 or 14 rounds (checked above), and so
+        // has the derived key.
+        if !filled {
+            return None;
+        }
+        for _ in 0..nb {
+            step();
+        }
+
+        // The tag: the hash XOR the nonce, the top bit cleared, encrypted.
+        let mut n = [0u8; 16];
+        n[..12].copy_from_slice(nonce);
+        let top = _mm_set_epi32(i32::MIN, 0, 0, 0);
+        let t = _mm_andnot_si128(top, _mm_xor_si128(y, aesni::load(&n)));
+        let [tag] = encrypt(&keys, [t]);
+
+        // CTR from the tag with the top bit set; the counter is the first word, little-endian,
+        // wrapping (`_mm_add_epi32` carries nothing into the next word).
+        let c = _mm_or_si128(tag, top);
+        let ctr = |j: usize| _mm_add_epi32(c, _mm_cvtsi32_si128(j as i32));
+        let mut ks = [zero; BLOCKS];
+        // The blocks of text (at most 7 for HORNER_UPTO bytes) in one batch, its size a
+        // function of the public length.
+        let blocks = len.div_ceil(16);
+        macro_rules! batch {
+            ($n:literal) => {{
+                let b: [__m128i; $n] = encrypt(&keys, core::array::from_fn(ctr));
+                ks[..$n].copy_from_slice(&b);
+            }};
+        }
+        match blocks {
+            0 => {}
+            1 => batch!(1),
+            2 => batch!(2),
+            3 | 4 => batch!(4),
+            _ => batch!(7),
+        }
+        let out = buffer.get_out();
+        for (j, chunk) in out.chunks_mut(16).enumerate().take(blocks) {
+            let v = _mm_xor_si128(blk(text + j), ks.get(j).copied().unwrap_or(zero));
+            if let Some(whole) = chunk.first_chunk_mut::<16>() {
+                // SAFETY: `whole` is 16 writable bytes; no alignment needed.
+                unsafe { _mm_storeu_si128(whole.as_mut_ptr().cast(), v) };
+            } else {
+                let mut b = [0u8; 16];
+                // SAFETY: `b` is 16 writable bytes; no alignment needed.
+                unsafe { _mm_storeu_si128(b.as_mut_ptr().cast(), v) };
+                let n = chunk.len();
+                chunk.copy_from_slice(&b[..n]);
+            }
+        }
+        let mut out = [0u8; 16];
+        // SAFETY: `out` is 16 writable bytes; no alignment needed.
+        unsafe { _mm_storeu_si128(out.as_mut_ptr().cast(), tag) };
+        Some(out)
+    }
+
+    /// `a * b` in POLYVAL's field.
+    #[inline]
+    fn mul(a: __m128i, b: __m128i) -> __m128i {
+        // SAFETY: the `Lanes` implementation of `__m128i` (the AES-NI engine's) needs AES-NI,
+        // PCLMULQDQ, SSE2 and SSSE3: this function's features.
+        unsafe { mul_lanes(a, b) }
+    }
+
+    /// `a * h2 + b * h` in POLYVAL's field, one reduction.
+    #[inline]
+    fn mul2(a: __m128i, h2: __m128i, b: __m128i, h: __m128i) -> __m128i {
+        // SAFETY: as `mul`.
+        unsafe { mul2_lanes(a, h2, b, h) }
+    }
+
+    /// `c` (at most 16 bytes) zero-padded to a block, in a register (a partial one through
+    /// a copy on the stack, as the engines' partial loads).
+    #[inline]
+    fn block(c: &[u8]) -> __m128i {
+        match c.first_chunk::<16>() {
+            Some(whole) => aesni::load(whole),
+            None => {
+                let mut b = [0u8; 16];
+                let n = c.len().min(16);
+                b[..n].copy_from_slice(&c[..n]);
+                aesni::load(&b)
+            }
+        }
+    }
+
+    /// A round key, in one 16-byte load (two 8-byte ones, as `aesni::load`, let LLVM forward
+    /// the schedule's store to them through a general-purpose register).
+    #[inline]
+    fn load16(k: &[u8; 16]) -> __m128i {
+        // SAFETY: 16 readable bytes; no alignment needed.
+        unsafe { _mm_loadu_si128(k.as_ptr().cast()) }
+    }
+
+    /// AES of the `N` blocks in `x` under `keys` (10 or 14 rounds), the rounds interleaved.
+    #[inline]
+    fn encrypt<const N: usize>(keys: &RoundKeys, mut x: [__m128i; N]) -> [__m128i; N] {
+        let rounds = keys.rounds();
+        let k = load16(keys.key(0));
+        for v in &mut x {
+            *v = _mm_xor_si128(*v, k);
+        }
+        for r in 1..rounds {
+            let k = load16(keys.key(r));
+            for v in &mut x {
+                *v = _mm_aesenc_si128(*v, k);
+            }
+        }
+        let k = load16(keys.key(rounds));
+        for v in &mut x {
+            *v = _mm_aesenclast_si128(*v, k);
+        }
+        x
+    }
+}
