@@ -32,8 +32,9 @@ use crate::powers::{SMALL, Small};
 use crate::{Backend, soft};
 
 /// Hands `data` to `f` as its whole blocks, then, if there is one, its final partial block
-/// zero-padded (GHASH's and POLYVAL's padding of a byte string).
-#[inline]
+/// zero-padded (GHASH's and POLYVAL's padding of a byte string). Always inlined: a caller's
+/// short message would otherwise pay a call for it (under `lto = "fat"` LLVM kept it apart).
+#[inline(always)]
 pub fn for_padded_blocks(data: &[u8], mut f: impl FnMut(&[[u8; 16]])) {
     let (blocks, rest) = data.as_chunks::<16>();
     if !blocks.is_empty() {
