@@ -1,5 +1,5 @@
 //! AES-GCM-SIV encryption of a short message (RFC 8452, section 4 and 5) in one function on
-//! AES-NI and PCLMULQDQ, for the messages of at most [`HORNER_UPTO`] bytes of AAD and text,
+//! AES-NI and PCLMULQDQ, for the messages of at most [`MAX`] bytes of AAD and text,
 //! whose time is the chain of dependent steps, not the throughput of any unit:
 //!
 //! 1. the message keys, from the nonce's derivation blocks encrypted side by side;
@@ -26,22 +26,26 @@ use inout::InOutBuf;
 
 use super::aesni;
 use crate::kernel::{mul_lanes, mul2_lanes};
-use crate::siv::HORNER_UPTO;
 use crate::tables::RoundKeys;
+
+/// The most bytes of AAD and text together this path takes: the bound of AES-GCM-SIV's
+/// Horner path (`siv::HORNER_UPTO`, which `siv` checks before it calls here; a constant of
+/// this module's own, so that imports run one way, from `siv` to the engines).
+pub(crate) const MAX: usize = 112;
 
 /// The most blocks hashed: the AAD and the text may each end in a partial block, and the
 /// length block follows.
-const BLOCKS: usize = HORNER_UPTO / 16 + 2;
+const BLOCKS: usize = MAX / 16 + 2;
 
 // The text's blocks go in batches of at most 7 (`seal`).
-const _: () = assert!(HORNER_UPTO.div_ceil(16) <= 7);
+const _: () = assert!(MAX.div_ceil(16) <= 7);
 
 clmul_core::target_tier! {
     detect cpuid = ["aes", "pclmulqdq", "sse2", "ssse3"];
 
     /// The tag of `aad` and the input of `buffer` under the key-generating key `kgk` and
     /// `nonce`, the ciphertext written to the output of `buffer`; `None`, nothing written,
-    /// for more than [`HORNER_UPTO`] bytes of AAD and text, an AES-192 key or the
+    /// for more than [`MAX`] bytes of AAD and text, an AES-192 key or the
     /// MemorySanitizer check's build (the caller then takes the general path).
     pub(crate) fn seal(
         kgk: &RoundKeys,
@@ -50,7 +54,7 @@ clmul_core::target_tier! {
         mut buffer: InOutBuf<'_, '_, u8>,
     ) -> Option<[u8; 16]> {
         let len = buffer.len();
-        if cfg!(ct_taint) || aad.len() + len > HORNER_UPTO || !matches!(kgk.rounds(), 10 | 14) {
+        if cfg!(ct_taint) || aad.len() + len > MAX || !matches!(kgk.rounds(), 10 | 14) {
             return None;
         }
         // Every block hashed, zero-padded: the AAD's, the text's (read once, here, before
@@ -119,7 +123,7 @@ clmul_core::target_tier! {
         let c = _mm_or_si128(tag, top);
         let ctr = |j: usize| _mm_add_epi32(c, _mm_cvtsi32_si128(j as i32));
         let mut ks = [zero; BLOCKS];
-        // The blocks of text (at most 7 for HORNER_UPTO bytes) in one batch, its size a
+        // The blocks of text (at most 7 for MAX bytes) in one batch, its size a
         // function of the public length.
         let blocks = len.div_ceil(16);
         macro_rules! batch {
