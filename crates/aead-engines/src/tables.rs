@@ -12,8 +12,15 @@ pub(crate) const TOP: usize = 33;
 /// to twelve blocks with its AAD and length block multiplies by (the records of 96 to 176
 /// bytes with a short AAD take the short path on them, with no table built), and the base of
 /// every wider power a longer message computes for itself. Twelve is what fits: with them an
-/// `Aes128Gcm` is as large as RustCrypto's (496 bytes on x86_64), no larger.
-pub(crate) const KEPT: usize = 12;
+/// `Aes128Gcm` is as large as RustCrypto's (496 bytes on x86_64), no larger. Eight in a build
+/// that forces the portable backend (`--cfg polyval_backend="soft"`), where RustCrypto's key
+/// holds only its portable GHASH (384 bytes) and ours keeps the engines compiled (for the
+/// suites' `with_engine`): there a key keeps H^1..H^8, 432 bytes.
+pub(crate) const KEPT: usize = if cfg!(polyval_backend = "soft") {
+    8
+} else {
+    12
+};
 
 /// Zero entries after H^1, so that a register load of up to four powers starting at any
 /// power stays inside the table (the lanes past the message meet zero data there).

@@ -317,8 +317,8 @@ pub(crate) unsafe fn fill_table<L: Lanes>(h: &[u8; 16], tbl: &mut PowerTable) {
 }
 
 /// An AES-GCM key's powers H^1..H^KEPT of its POLYVAL-domain hash key `h` (key setup):
-/// H^1..H^4, then those times H^4 and times H^8 (depth four multiplies), one store per
-/// register.
+/// H^1..H^4, then those times H^4 and (twelve kept) times H^8 (depth four multiplies), one
+/// store per register.
 ///
 /// # Safety
 /// As the [`Lanes`] methods.
@@ -330,14 +330,27 @@ pub(crate) unsafe fn kept_powers<L: Lanes>(h: &[u8; 16], out: &mut KeptPowers) {
     unsafe {
         let first = first_powers::<L>(h);
         let h4 = spread(first[4 / b - 1]);
-        let h8 = spread(mul_lanes(h4, h4));
+        // H^8 only when twelve are kept (a constant: eight in a forced-portable build).
+        let h8 = if KEPT > 8 {
+            spread(mul_lanes(h4, h4))
+        } else {
+            L::zero()
+        };
         let pow = out.entries_mut();
         for (g, r) in first.iter().enumerate().take(4 / b) {
-            for (k, v) in [
+            let groups = [
                 (g, *r),
                 (g + 4 / b, mul_lanes(*r, h4)),
-                (g + 8 / b, mul_lanes(*r, h8)),
-            ] {
+                (
+                    g + 8 / b,
+                    if KEPT > 8 {
+                        mul_lanes(*r, h8)
+                    } else {
+                        L::zero()
+                    },
+                ),
+            ];
+            for (k, v) in groups.into_iter().take(KEPT / 4) {
                 let i = KEPT - b * (k + 1);
                 L::store(pow[i..i + b].as_mut_ptr().cast(), v);
             }
