@@ -12,7 +12,8 @@
 //! table. `--lto` runs the same table with `lto = "fat"` and `codegen-units = 1` (through
 //! Cargo's `CARGO_PROFILE_*` variables, in `target/lto` so that the default build stays) into
 //! `<!-- headline-lto:start -->` ... `<!-- headline-lto:end -->`, and the interleaved
-//! POLYVAL/GHASH table (`uhf_paired.rs`) in that profile into `<!-- uhf-paired-lto:... -->`.
+//! POLYVAL/GHASH table (`uhf_paired.rs`) in that profile into `<!-- uhf-paired-lto:... -->`
+//! (one per CPU family, as the headline's).
 //!
 //! `--full` runs, in order: the POLYVAL/GHASH bench and the AES-GCM bench in the normal build, and the
 //! POLYVAL/GHASH bench with `--cfg polyval_backend="soft" --cfg polyval_force_soft` in
@@ -211,7 +212,12 @@ pub fn run(args: &[String]) -> Result<(), String> {
             headline_md.display()
         )
     })?;
-    ensure_section(&root, &markers, family.title, lto)?;
+    let (after, suffix) = if lto {
+        (HEADLINE_LTO_END, ", LTO profile")
+    } else {
+        (HEADLINE_END, "")
+    };
+    ensure_section(&root, &markers, family.title, after, suffix)?;
     splice(&root, &markers.0, &markers.1, &table)?;
     println!(
         "bench: {}headline table for {} updated",
@@ -224,7 +230,11 @@ pub fn run(args: &[String]) -> Result<(), String> {
             let note = format!("{}; {profile}", measured(&root, command, pin));
             run_paired(&root, &headline_target, env, pin, note)?;
         }
-        splice_paired(&root, &headline_target, PAIRED_LTO.0, PAIRED_LTO.1)?;
+        // One table per CPU family, as the headline's.
+        let paired = family_markers(PAIRED_LTO, family);
+        let suffix = ", LTO profile, POLYVAL/GHASH interleaved";
+        ensure_section(&root, &paired, family.title, PAIRED_LTO.1, suffix)?;
+        splice_paired(&root, &headline_target, &paired.0, &paired.1)?;
     }
     if !full {
         return Ok(());
@@ -585,30 +595,25 @@ fn family_markers((start, end): (&str, &str), family: Family) -> (String, String
     (add(start), add(end))
 }
 
-/// Adds a section for the family's table after the plain table of the same profile (in the
-/// page that has it: README.md for the default profile, `docs/BENCHMARKS.md` for LTO), if no
-/// page has markers for it yet.
+/// Adds a section for the family's table (headed by `title` and `suffix`) after the plain
+/// table's end marker `after` (in the page that has it: README.md for the default profile's
+/// headline, `docs/BENCHMARKS.md` for the LTO tables), if no page has markers for it yet.
 fn ensure_section(
     root: &Path,
     markers: &(String, String),
     title: &str,
-    lto: bool,
+    after: &str,
+    suffix: &str,
 ) -> Result<(), String> {
     if crate::table::marked_page(root, &markers.0).is_ok() {
         return Ok(());
     }
-    let after = if lto { HEADLINE_LTO_END } else { HEADLINE_END };
     let (page, text) = crate::table::marked_page(root, after)?;
     let at = text
         .find(after)
         .map(|i| i + after.len())
         .unwrap_or(text.len());
-    let section = format!(
-        "\n\n#### {title}{}\n\n{}\n{}",
-        if lto { ", LTO profile" } else { "" },
-        markers.0,
-        markers.1
-    );
+    let section = format!("\n\n#### {title}{suffix}\n\n{}\n{}", markers.0, markers.1);
     let new = format!("{}{section}{}", &text[..at], &text[at..]);
     fs::write(&page, new).map_err(|e| format!("{}: {e}", page.display()))
 }
