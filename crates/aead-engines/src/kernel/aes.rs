@@ -109,7 +109,7 @@ impl<L: Lanes> AesKeys<L> {
 
     /// Encrypts `N` registers, each XORed with the matching `data` register.
     #[inline(always)]
-    pub(super) unsafe fn encrypt<const N: usize>(&self, mut x: [L; N], data: &[L; N]) -> [L; N] {
+    pub(crate) unsafe fn encrypt<const N: usize>(&self, mut x: [L; N], data: &[L; N]) -> [L; N] {
         // SAFETY: forwarded from the caller.
         unsafe {
             for v in &mut x {

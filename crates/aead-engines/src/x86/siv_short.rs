@@ -25,7 +25,8 @@ use core::arch::x86_64::*;
 use inout::InOutBuf;
 
 use super::aesni;
-use crate::kernel::{mul_lanes, mul2_lanes};
+use crate::kernel::{AesKeys, mul_lanes, mul2_lanes};
+use crate::lanes::Lanes;
 use crate::tables::RoundKeys;
 
 /// The most bytes of AAD and text together this path takes: the bound of AES-GCM-SIV's
@@ -111,52 +112,51 @@ clmul_core::target_tier! {
             step();
         }
 
-        // The tag: the hash XOR the nonce, the top bit cleared, encrypted.
+        // The tag: the hash XOR the nonce, the top bit cleared, encrypted; then CTR from it
+        // with the top bit set (the counter is the first word, little-endian, wrapping:
+        // `_mm_add_epi32` carries nothing into the next word), the text's blocks (at most 7)
+        // in one batch whose size is a function of the public length. The kernel's rounds
+        // (`AesKeys`) and the engine's partial stores (`Lanes`).
         let mut n = [0u8; 16];
         n[..12].copy_from_slice(nonce);
         let top = _mm_set_epi32(i32::MIN, 0, 0, 0);
         let t = _mm_andnot_si128(top, _mm_xor_si128(y, aesni::load(&n)));
-        let [tag] = encrypt(&keys, [t]);
-
-        // CTR from the tag with the top bit set; the counter is the first word, little-endian,
-        // wrapping (`_mm_add_epi32` carries nothing into the next word).
-        let c = _mm_or_si128(tag, top);
-        let ctr = |j: usize| _mm_add_epi32(c, _mm_cvtsi32_si128(j as i32));
-        let mut ks = [zero; BLOCKS];
-        // The blocks of text (at most 7 for MAX bytes) in one batch, its size a
-        // function of the public length.
-        let blocks = len.div_ceil(16);
-        macro_rules! batch {
-            ($n:literal) => {{
-                let b: [__m128i; $n] = encrypt(&keys, core::array::from_fn(ctr));
-                ks[..$n].copy_from_slice(&b);
-            }};
-        }
-        match blocks {
-            0 => {}
-            1 => batch!(1),
-            2 => batch!(2),
-            3 | 4 => batch!(4),
-            _ => batch!(7),
-        }
         let out = buffer.get_out();
-        for (j, chunk) in out.chunks_mut(16).enumerate().take(blocks) {
-            let v = _mm_xor_si128(blk(text + j), ks.get(j).copied().unwrap_or(zero));
-            if let Some(whole) = chunk.first_chunk_mut::<16>() {
-                // SAFETY: `whole` is 16 writable bytes; no alignment needed.
-                unsafe { _mm_storeu_si128(whole.as_mut_ptr().cast(), v) };
-            } else {
-                let mut b = [0u8; 16];
-                // SAFETY: `b` is 16 writable bytes; no alignment needed.
-                unsafe { _mm_storeu_si128(b.as_mut_ptr().cast(), v) };
-                let n = chunk.len();
-                chunk.copy_from_slice(&b[..n]);
+        let blocks = len.div_ceil(16);
+        // SAFETY: the `Lanes` implementation of `__m128i` and `AesKeys` over it need AES-NI,
+        // PCLMULQDQ, SSE2 and SSSE3 (this function's features); `keys` has 10 or 14 rounds
+        // (`filled`); every store writes `chunk.len()` bytes inside `chunk`.
+        let tag = unsafe {
+            let ks = AesKeys::<__m128i>::new(&keys);
+            let [tag] = ks.encrypt([t], &[zero]);
+            let c = _mm_or_si128(tag, top);
+            let ctr = |j: usize| _mm_add_epi32(c, _mm_cvtsi32_si128(j as i32));
+            let text = |j: usize| blk(text + j);
+            let mut ct = [zero; BLOCKS];
+            macro_rules! batch {
+                ($n:literal) => {{
+                    let r: [__m128i; $n] =
+                        ks.encrypt(core::array::from_fn(ctr), &core::array::from_fn(text));
+                    ct[..$n].copy_from_slice(&r);
+                }};
             }
-        }
-        let mut out = [0u8; 16];
-        // SAFETY: `out` is 16 writable bytes; no alignment needed.
-        unsafe { _mm_storeu_si128(out.as_mut_ptr().cast(), tag) };
-        Some(out)
+            match blocks {
+                0 => {}
+                1 => batch!(1),
+                2 => batch!(2),
+                3 | 4 => batch!(4),
+                _ => batch!(7),
+            }
+            for (chunk, v) in out.chunks_mut(16).zip(ct) {
+                if chunk.len() == 16 {
+                    __m128i::store(chunk.as_mut_ptr(), v);
+                } else {
+                    __m128i::store_partial(chunk.as_mut_ptr(), chunk.len(), v);
+                }
+            }
+            __m128i::lane0(tag)
+        };
+        Some(tag)
     }
 
     /// `a * b` in POLYVAL's field.
@@ -174,47 +174,18 @@ clmul_core::target_tier! {
         unsafe { mul2_lanes(a, h2, b, h) }
     }
 
-    /// `c` (at most 16 bytes) zero-padded to a block, in a register (a partial one through
-    /// a copy on the stack, as the engines' partial loads).
+    /// `c` (at most 16 bytes) zero-padded to a block, in a register (the engine's loads).
     #[inline]
     fn block(c: &[u8]) -> __m128i {
-        match c.first_chunk::<16>() {
-            Some(whole) => aesni::load(whole),
-            None => {
-                let mut b = [0u8; 16];
-                let n = c.len().min(16);
-                b[..n].copy_from_slice(&c[..n]);
-                aesni::load(&b)
+        let n = c.len().min(16);
+        // SAFETY: `n` bytes at `c` are readable; the `Lanes` implementation of `__m128i`
+        // needs this function's features.
+        unsafe {
+            if n == 16 {
+                __m128i::load(c.as_ptr())
+            } else {
+                __m128i::load_partial(c.as_ptr(), n)
             }
         }
-    }
-
-    /// A round key, in one 16-byte load (two 8-byte ones, as `aesni::load`, let LLVM forward
-    /// the schedule's store to them through a general-purpose register).
-    #[inline]
-    fn load16(k: &[u8; 16]) -> __m128i {
-        // SAFETY: 16 readable bytes; no alignment needed.
-        unsafe { _mm_loadu_si128(k.as_ptr().cast()) }
-    }
-
-    /// AES of the `N` blocks in `x` under `keys` (10 or 14 rounds), the rounds interleaved.
-    #[inline]
-    fn encrypt<const N: usize>(keys: &RoundKeys, mut x: [__m128i; N]) -> [__m128i; N] {
-        let rounds = keys.rounds();
-        let k = load16(keys.key(0));
-        for v in &mut x {
-            *v = _mm_xor_si128(*v, k);
-        }
-        for r in 1..rounds {
-            let k = load16(keys.key(r));
-            for v in &mut x {
-                *v = _mm_aesenc_si128(*v, k);
-            }
-        }
-        let k = load16(keys.key(rounds));
-        for v in &mut x {
-            *v = _mm_aesenclast_si128(*v, k);
-        }
-        x
     }
 }
