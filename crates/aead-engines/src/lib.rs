@@ -125,6 +125,11 @@ pub fn length_block(aad_len: usize, ct_len: usize) -> [u8; 16] {
     b
 }
 
+/// [`siv::HORNER_UPTO`]'s value, here at the crate root (below every module) so that both
+/// `siv` and the x86 engine's one-call short encryption (`x86::siv_short`) read it while
+/// imports run one way.
+pub(crate) const SIV_HORNER_UPTO: usize = 112;
+
 /// AES-GCM-SIV's POLYVAL length block: `LE64(bits(A)) || LE64(bits(P))` (RFC 8452,
 /// section 4; `siv::length_block`).
 #[inline]

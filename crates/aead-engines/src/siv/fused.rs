@@ -36,7 +36,7 @@ pub const WIDE_FROM: usize = 1024;
 /// authentication key: a fresh `clmul_core` state took 45 ns for 6 blocks on Emerald Rapids).
 /// Measured there, AES-GCM-SIV 64 B with 16 B of associated data (kept and fresh key, AES-128
 /// and AES-256) 7-17% faster with this bound at 112 bytes than at 64.
-pub const HORNER_UPTO: usize = 112;
+pub const HORNER_UPTO: usize = crate::SIV_HORNER_UPTO;
 
 /// From this many bytes of associated data and text, a decryption in place runs CTR and
 /// POLYVAL of its output in one stitched pass with the message's table; below, CTR then

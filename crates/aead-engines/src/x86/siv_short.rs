@@ -30,9 +30,8 @@ use crate::lanes::Lanes;
 use crate::tables::RoundKeys;
 
 /// The most bytes of AAD and text together this path takes: the bound of AES-GCM-SIV's
-/// Horner path (`siv::HORNER_UPTO`, which `siv` checks before it calls here; a constant of
-/// this module's own, so that imports run one way, from `siv` to the engines).
-pub(crate) const MAX: usize = 112;
+/// Horner path (`siv::HORNER_UPTO`, which `siv` checks before it calls here).
+const MAX: usize = crate::SIV_HORNER_UPTO;
 
 /// The most blocks hashed: the AAD and the text may each end in a partial block, and the
 /// length block follows.
