@@ -14,12 +14,33 @@ use super::*;
 #[inline(always)]
 pub(crate) unsafe fn mul_lanes<L: Lanes>(a: L, b: L) -> L {
     // SAFETY: forwarded from the caller.
+    unsafe { reduced(schoolbook(a, b)) }
+}
+
+/// `a * b` lane by lane, unreduced: schoolbook's four products, the middle two summed.
+///
+/// # Safety
+/// As the [`Lanes`] methods.
+#[inline(always)]
+unsafe fn schoolbook<L: Lanes>(a: L, b: L) -> Acc<L> {
+    // SAFETY: forwarded from the caller.
     unsafe {
-        let mut acc = Acc {
+        Acc {
             lo: L::clmul_lo(a, b),
             mi: L::xor(L::clmul_hi_lo(a, b), L::clmul_lo_hi(a, b)),
             hi: L::clmul_hi(a, b),
-        };
+        }
+    }
+}
+
+/// The reduced value of each lane of `acc` (the reduction's two folds).
+///
+/// # Safety
+/// As the [`Lanes`] methods.
+#[inline(always)]
+unsafe fn reduced<L: Lanes>(mut acc: Acc<L>) -> L {
+    // SAFETY: forwarded from the caller.
+    unsafe {
         acc.fold_lo::<false>();
         acc.fold_mi();
         acc.hi
@@ -35,18 +56,12 @@ pub(crate) unsafe fn mul_lanes<L: Lanes>(a: L, b: L) -> L {
 pub(crate) unsafe fn mul2_lanes<L: Lanes>(a: L, h2: L, b: L, h: L) -> L {
     // SAFETY: forwarded from the caller.
     unsafe {
-        let mut acc = Acc {
-            lo: L::xor(L::clmul_lo(a, h2), L::clmul_lo(b, h)),
-            mi: xor3(
-                L::xor(L::clmul_hi_lo(a, h2), L::clmul_lo_hi(a, h2)),
-                L::clmul_hi_lo(b, h),
-                L::clmul_lo_hi(b, h),
-            ),
-            hi: L::xor(L::clmul_hi(a, h2), L::clmul_hi(b, h)),
-        };
-        acc.fold_lo::<false>();
-        acc.fold_mi();
-        acc.hi
+        let (p, q) = (schoolbook(a, h2), schoolbook(b, h));
+        reduced(Acc {
+            lo: L::xor(p.lo, q.lo),
+            mi: L::xor(p.mi, q.mi),
+            hi: L::xor(p.hi, q.hi),
+        })
     }
 }
 
@@ -240,7 +255,7 @@ pub(super) unsafe fn grow<L: Lanes, const MIDDLES: bool>(
             ($($m:literal)*) => {$(
                 // The rounds from `have`: H^have, H^2have, ... (4, 8, 16 from a table of
                 // H^1..H^4; 12, 24 from an AES-GCM key's H^1..H^12).
-                if $m >= have && $m < need && ($m == have || $m == 2 * have || $m == 4 * have) {
+                if ($m == have || $m == 2 * have || $m == 4 * have) && $m < need {
                     // H^m is lane 0 of register m/b - 1.
                     let top = if in_regs {
                         regs[$m / b - 1]
@@ -317,8 +332,8 @@ pub(crate) unsafe fn fill_table<L: Lanes>(h: &[u8; 16], tbl: &mut PowerTable) {
 }
 
 /// An AES-GCM key's powers H^1..H^KEPT of its POLYVAL-domain hash key `h` (key setup):
-/// H^1..H^4, then those times H^4 and (twelve kept) times H^8 (depth four multiplies), one
-/// store per register.
+/// H^1..H^4, then each group of four times H^4 for the next (depth four multiplies for
+/// twelve), one store per register.
 ///
 /// # Safety
 /// As the [`Lanes`] methods.
@@ -330,28 +345,15 @@ pub(crate) unsafe fn kept_powers<L: Lanes>(h: &[u8; 16], out: &mut KeptPowers) {
     unsafe {
         let first = first_powers::<L>(h);
         let h4 = spread(first[4 / b - 1]);
-        // H^8 only when twelve are kept (a constant: eight in a forced-portable build).
-        let h8 = if KEPT > 8 {
-            spread(mul_lanes(h4, h4))
-        } else {
-            L::zero()
-        };
         let pow = out.entries_mut();
         for (g, r) in first.iter().enumerate().take(4 / b) {
-            let groups = [
-                (g, *r),
-                (g + 4 / b, mul_lanes(*r, h4)),
-                (
-                    g + 8 / b,
-                    if KEPT > 8 {
-                        mul_lanes(*r, h8)
-                    } else {
-                        L::zero()
-                    },
-                ),
-            ];
-            for (k, v) in groups.into_iter().take(KEPT / 4) {
-                let i = KEPT - b * (k + 1);
+            // Register `g` of each group of four powers (`KEPT / 4` groups, a constant).
+            let mut v = *r;
+            for j in 0..KEPT / 4 {
+                if j > 0 {
+                    v = mul_lanes(v, h4);
+                }
+                let i = KEPT - b * (g + j * (4 / b) + 1);
                 L::store(pow[i..i + b].as_mut_ptr().cast(), v);
             }
         }
