@@ -194,22 +194,34 @@ pub fn run_local(steps: &Steps) -> Result<(), String> {
 
     // 3. The published suites, and the patch recipe.
     if steps.upstream {
-        crate::upstream::run(&[])?;
+        timed("cargo xtask upstream-tests", || crate::upstream::run(&[]))?;
         discard(steps, &target.join("upstream-check"));
-        crate::patch_recipe::run(&[])?;
+        timed("cargo xtask patch-recipe", || crate::patch_recipe::run(&[]))?;
         discard(steps, &target.join("patch-recipe"));
     }
 
     // 4. Constant time, the quick run.
     if steps.ct {
-        println!("xtask test: cargo xtask ct --quick");
         let opts = crate::ct::Options {
             msan_optional: true,
             ..crate::ct::Options::parse(&["--quick".to_owned()])?.expect("not --help")
         };
-        crate::ct::run_with(&opts)?;
+        timed("cargo xtask ct --quick", || crate::ct::run_with(&opts))?;
         discard(steps, &crate::ct::build_dir(&root));
     }
+    Ok(())
+}
+
+/// Runs a step of this program itself, printing its name and, when it passes, its time (as
+/// [`status`] does for a command), so that a CI log says where its minutes went.
+pub fn timed(what: &str, step: impl FnOnce() -> Result<(), String>) -> Result<(), String> {
+    println!("xtask test: {what}");
+    let start = std::time::Instant::now();
+    step()?;
+    println!(
+        "xtask test: {what}: ok in {:.0} s",
+        start.elapsed().as_secs_f64()
+    );
     Ok(())
 }
 
