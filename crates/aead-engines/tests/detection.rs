@@ -8,25 +8,26 @@ use clmul_core::Backend;
 
 /// The engine and backend (by name) detection must pick on the model, if it is one we know.
 fn expected(model: &str) -> Option<(Engine, &'static str)> {
-    let e = match model {
+    match model {
         // x86: no AES-NI or PCLMULQDQ at all.
         #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
-        "qemu64" => (Engine::Generic, "portable"),
+        "qemu64" => Some((Engine::Generic, "portable")),
         // AES-NI and PCLMULQDQ on 128 bits: SandyBridge adds AVX, Haswell AVX2, neither has
         // VAES or VPCLMULQDQ; QEMU 7.2's TCG (Debian 12's) implements neither VPCLMULQDQ nor
         // AVX-512 and clears them from Icelake-Server's CPUID, so the wide engines and
         // backends must not be picked there either.
         #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
-        "Westmere" | "SandyBridge" | "Haswell" | "Icelake-Server" => (Engine::AesNi, "pclmul"),
+        "Westmere" | "SandyBridge" | "Haswell" | "Icelake-Server" => {
+            Some((Engine::AesNi, "pclmul"))
+        }
         // aarch64: `max` has SHA3 (the EOR3 engine; POLYVAL keeps the plain PMULL backend,
         // see `Backend::PmullEor3`), Cortex-A72 has AES and PMULL only.
         #[cfg(all(target_arch = "aarch64", target_endian = "little"))]
-        "max" => (Engine::Armv8Eor3, "pmull"),
+        "max" => Some((Engine::Armv8Eor3, "pmull")),
         #[cfg(all(target_arch = "aarch64", target_endian = "little"))]
-        "cortex-a72" | "neoverse-n1" => (Engine::Armv8, "pmull"),
-        _ => return None,
-    };
-    Some(e)
+        "cortex-a72" | "neoverse-n1" => Some((Engine::Armv8, "pmull")),
+        _ => None,
+    }
 }
 
 #[test]

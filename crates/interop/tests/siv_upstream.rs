@@ -17,7 +17,9 @@ mod generation;
 use aes::{Aes128, Aes192, Aes256};
 use aes_gcm_siv::aead::{AeadInOut, KeyInit, inout::InOutBuf};
 use generation::{Ours, Wrap};
-use suite::{Error, Siv, differential::Reference};
+#[cfg(all(target_arch = "x86_64", not(polyval_backend = "soft")))]
+use suite::Error;
+use suite::{Siv, differential::Reference};
 
 /// The published 0.12.1 for the AES key of `key`'s length.
 fn upstream(key: &[u8]) -> Box<dyn Siv> {
@@ -37,9 +39,12 @@ fn upstream(key: &[u8]) -> Box<dyn Siv> {
 
 /// aws-lc-rs's AES-GCM-SIV (BoringSSL's assembly) behind the suite's interface; every other
 /// method keeps its default (no out-of-place calls, the `aead::Buffer` and `Aead` calls in
-/// terms of these two, a reference's engine and backend).
+/// terms of these two, a reference's engine and backend). Built on x86_64 outside the
+/// forced-portable build only (see Cargo.toml).
+#[cfg(all(target_arch = "x86_64", not(polyval_backend = "soft")))]
 struct AwsLc(aws_lc_rs::aead::LessSafeKey);
 
+#[cfg(all(target_arch = "x86_64", not(polyval_backend = "soft")))]
 impl AwsLc {
     fn new(key: &[u8]) -> Option<Self> {
         let alg = match key.len() {
@@ -52,6 +57,7 @@ impl AwsLc {
     }
 }
 
+#[cfg(all(target_arch = "x86_64", not(polyval_backend = "soft")))]
 impl Siv for AwsLc {
     fn seal(&self, n: &[u8], aad: &[u8], buf: &mut [u8]) -> Result<Vec<u8>, Error> {
         let nonce = aws_lc_rs::aead::Nonce::try_assume_unique_for_key(n).map_err(|_| Error)?;
@@ -72,7 +78,12 @@ struct References;
 
 impl Reference for References {
     fn references(key: &[u8]) -> Vec<(String, Box<dyn Siv>)> {
+        #[cfg_attr(
+            not(all(target_arch = "x86_64", not(polyval_backend = "soft"))),
+            expect(unused_mut)
+        )]
         let mut refs = vec![("aes-gcm-siv 0.12.1".to_owned(), upstream(key))];
+        #[cfg(all(target_arch = "x86_64", not(polyval_backend = "soft")))]
         if let Some(aws) = AwsLc::new(key) {
             refs.push(("aws-lc-rs".to_owned(), Box::new(aws)));
         }

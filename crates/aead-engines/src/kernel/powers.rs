@@ -48,11 +48,13 @@ unsafe fn reduced<L: Lanes>(mut acc: Acc<L>) -> L {
 }
 
 /// `a * h2 + b * h` in POLYVAL's field, lane by lane, with one reduction: two blocks of
-/// Horner's rule at once (`h2 = h * h`), half the chain of two single steps.
+/// Horner's rule at once (`h2 = h * h`), half the chain of two single steps. Used by the x86
+/// short AES-GCM-SIV path (`x86::siv_short`) only.
 ///
 /// # Safety
 /// As the [`Lanes`] methods.
 #[inline(always)]
+#[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
 pub(crate) unsafe fn mul2_lanes<L: Lanes>(a: L, h2: L, b: L, h: L) -> L {
     // SAFETY: forwarded from the caller.
     unsafe {
