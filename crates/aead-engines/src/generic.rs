@@ -502,9 +502,11 @@ macro_rules! glue {
                     apply_keystream(&self.cipher, Counter32::Siv, counter_block, buffer);
                 }
 
+                /// The message's POLYVAL state, copied as it is (`fork`): `clone` would
+                /// compute H^2..H^4 for a state that hashes this one message only.
                 #[inline]
                 fn polyval(&self) -> Polyval {
-                    self.polyval.clone()
+                    self.polyval.fork()
                 }
             }
 

@@ -238,12 +238,12 @@ fn long_inputs_every_backend() {
     }
 }
 
-/// Clones taken at every stage of a state's powers (key setup only, H; after a one-block
-/// update, still H alone; after the first update of two blocks or more, which keeps
-/// H^2..H^4; after updates of more than four blocks, of 32 or more and of 256 or more, which
-/// compute H^5..H^8, H^9..H^16 and H^17..H^32 for the call only) each finish the same message
-/// as the original: hunts a clone that copies a partly built table, or a state that counts
-/// powers it does not hold.
+/// Clones and forks (`fork`: a copy that computes no powers) taken at every stage of a
+/// state's powers (key setup only, H; after a one-block update, still H alone; after the first
+/// update of two blocks or more, which keeps H^2..H^4; after updates of more than four blocks,
+/// of 32 or more and of 256 or more, which compute H^5..H^8, H^9..H^16 and H^17..H^32 for the
+/// call only) each finish the same message as the original: hunts a copy that takes a partly
+/// built table, or a state that counts powers it does not hold.
 #[test]
 fn clones_at_every_stage_every_backend() {
     let mut r = rng(23);
@@ -257,12 +257,14 @@ fn clones_at_every_stage_every_backend() {
     for b in backends() {
         let mut p = Polyval::with_backend(&key, b).unwrap();
         let mut g = Ghash::with_backend(&key, b).unwrap();
-        let mut clones = vec![(0, p.clone(), g.clone())];
+        // A fork first, while the state holds H alone (a clone would keep H^2..H^4 in it).
+        let mut clones = vec![(0, p.fork(), g.fork()), (0, p.clone(), g.clone())];
         let mut at = 0;
         for n in stages {
             p.update(&blocks[at..at + n]);
             g.update(&blocks[at..at + n]);
             at += n;
+            clones.push((at, p.fork(), g.fork()));
             clones.push((at, p.clone(), g.clone()));
         }
         assert_eq!(p.finalize(), want, "{b} polyval original");
