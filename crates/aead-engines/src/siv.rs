@@ -39,7 +39,7 @@
 //!   the output first and leaves the plaintext there on failure.)
 
 pub(crate) use crate::wipe::wipe;
-use crate::{TagMismatch, ctr::Counter32, tag_matches};
+use crate::{SHORT_BLOCKS, TagMismatch, ctr::Counter32, put_padded, tag_matches};
 use clmul_core::Polyval;
 use inout::InOutBuf;
 
@@ -154,30 +154,6 @@ pub(crate) fn polyval_hash<M: SivMessage + ?Sized>(m: &M, aad: &[u8], msg: &[u8]
         polyval.update(&[lengths]);
     }
     polyval.finalize()
-}
-
-/// The most blocks (associated data, text and the length block) [`polyval_hash`] hashes from
-/// one buffer.
-const SHORT_BLOCKS: usize = 8;
-
-/// Writes `data` zero-padded to whole blocks into `blocks` from block `at` on (what does not
-/// fit is left out; [`polyval_hash`] checks that it fits): whole blocks as 16-byte moves in a
-/// loop of a fixed count, the partial one by word reads ([`clmul_core::__private::pad_block`]),
-/// not by two calls to `memcpy` of a variable length, which took 7% of a fresh key's 64-byte
-/// message on Emerald Rapids.
-#[inline]
-fn put_padded(blocks: &mut [[u8; 16]; SHORT_BLOCKS], at: usize, data: &[u8]) {
-    let (whole, rest) = data.as_chunks::<16>();
-    for i in 0..SHORT_BLOCKS {
-        if let (Some(dst), Some(src)) = (blocks.get_mut(at + i), whole.get(i)) {
-            *dst = *src;
-        }
-    }
-    if !rest.is_empty()
-        && let Some(dst) = blocks.get_mut(at + whole.len())
-    {
-        *dst = clmul_core::__private::pad_block(rest);
-    }
 }
 
 /// [`SivMessage::ctr_hash`]'s default: CTR, then POLYVAL of the output.
