@@ -204,8 +204,8 @@ pub fn j0(ghash: &clmul_core::Ghash, nonce: &[u8]) -> J0 {
 
 /// `GHASH_H(A || pad || C || pad || [bits(A)]_64 || [bits(C)]_64) XOR mask`: the full tag, with
 /// `mask = E_K(J0)`. `ghash` is the keyed state (its accumulator is not used); each input goes
-/// to the wide kernel in one call, or, on the portable backend, a message of fewer than
-/// [`SHORT_BLOCKS`] blocks with the length block goes in one call.
+/// to the wide kernel in one call, or, on the portable backend, a message of fewer than eight
+/// blocks with the length block goes in one call.
 pub fn ghash_tag(
     ghash: &clmul_core::Ghash,
     associated_data: &[u8],
