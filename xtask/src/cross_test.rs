@@ -479,7 +479,7 @@ fn plan(opts: &Options) -> Vec<Job> {
                 });
             }
             // The quick set runs the aead 0.5 generation (the same kernels and dispatch under
-            // another API) on the lowest and highest rungs only.
+            // another API) on the lowest rung only (`LADDER_QUICK_OLD`).
             let rungs = LADDER
                 .iter()
                 .filter(|&&cpu| !(opts.quick && old) || LADDER_QUICK_OLD.contains(&cpu));

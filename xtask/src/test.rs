@@ -218,9 +218,9 @@ pub fn run_local(steps: &Steps) -> Result<(), String> {
     Ok(())
 }
 
-/// Runs a step of this program itself, printing its name and, when it passes, its time (as
-/// [`status`] does for a command), so that a CI log says where its minutes went.
-pub fn timed(what: &str, step: impl FnOnce() -> Result<(), String>) -> Result<(), String> {
+/// Runs a step (a command through [`status`], or a step of this program itself), printing its
+/// name and, when it passes, its time, so that a CI log says where its minutes went.
+fn timed(what: &str, step: impl FnOnce() -> Result<(), String>) -> Result<(), String> {
     println!("xtask test: {what}");
     let start = std::time::Instant::now();
     step()?;
@@ -239,16 +239,12 @@ fn discard(steps: &Steps, dir: &Path) {
 }
 
 fn status(what: &str, cmd: &mut Command) -> Result<(), String> {
-    println!("xtask test: {what}");
-    let start = std::time::Instant::now();
-    let s = cmd.status().map_err(|e| format!("{what}: {e}"))?;
-    if s.success() {
-        println!(
-            "xtask test: {what}: ok in {:.0} s",
-            start.elapsed().as_secs_f64()
-        );
-        Ok(())
-    } else {
-        Err(format!("{what}: exited with {s}"))
-    }
+    timed(what, || {
+        let s = cmd.status().map_err(|e| format!("{what}: {e}"))?;
+        if s.success() {
+            Ok(())
+        } else {
+            Err(format!("{what}: exited with {s}"))
+        }
+    })
 }
