@@ -204,8 +204,8 @@ pub fn j0(ghash: &clmul_core::Ghash, nonce: &[u8]) -> J0 {
 
 /// `GHASH_H(A || pad || C || pad || [bits(A)]_64 || [bits(C)]_64) XOR mask`: the full tag, with
 /// `mask = E_K(J0)`. `ghash` is the keyed state (its accumulator is not used); each input goes
-/// to the wide kernel in one call, or, on the portable backend, a message of fewer than eight
-/// blocks with the length block goes in one call.
+/// to the wide kernel in one call, or, on the portable backend, a message of up to eight
+/// blocks with the length block goes in one call (laid out by `short_layout`).
 pub fn ghash_tag(
     ghash: &clmul_core::Ghash,
     associated_data: &[u8],
@@ -214,20 +214,15 @@ pub fn ghash_tag(
 ) -> [u8; 16] {
     let mut acc = [0u8; 16];
     let lengths = length_block(associated_data.len(), ciphertext.len());
-    let (na, nc) = (
-        associated_data.len().div_ceil(16),
-        ciphertext.len().div_ceil(16),
-    );
-    if ghash.backend() == clmul_core::Backend::Portable && na + nc < SHORT_BLOCKS {
-        // The portable backend splits H into multiplier lanes once per call: a short message
-        // laid out in one buffer (the associated data and ciphertext are public) takes one
-        // call, not three. The SIMD backends keep the three calls: up to four blocks run on
-        // the kept H^1..H^4, and one call of more would compute H^5..H^8 for it.
-        let mut blocks = [[0u8; 16]; SHORT_BLOCKS];
-        put_padded(&mut blocks, 0, associated_data);
-        put_padded(&mut blocks, na, ciphertext);
-        blocks[na + nc] = lengths;
-        ghash.update_detached(&mut acc, &blocks[..=na + nc]);
+    // The portable backend splits H into multiplier lanes once per call: a short message laid
+    // out in one buffer (the associated data and ciphertext are public) takes one call, not
+    // three. The SIMD backends keep the three calls: up to four blocks run on the kept
+    // H^1..H^4, and one call of more would compute H^5..H^8 for it.
+    let short = (ghash.backend() == clmul_core::Backend::Portable)
+        .then(|| short_layout(associated_data, ciphertext, lengths))
+        .flatten();
+    if let Some((blocks, n)) = short {
+        ghash.update_detached(&mut acc, &blocks[..n]);
     } else {
         for data in [associated_data, ciphertext] {
             ghash.update_detached_padded(&mut acc, data);
@@ -243,15 +238,35 @@ pub fn ghash_tag(
 /// The most blocks (associated data, text and the length block) a short message's hash
 /// ([`ghash_tag`] on the portable backend, AES-GCM-SIV's `siv::polyval_hash`) lays out in one
 /// buffer.
-pub(crate) const SHORT_BLOCKS: usize = 8;
+const SHORT_BLOCKS: usize = 8;
+
+/// `pad(aad) || pad(text) || lengths` in one buffer, and its number of blocks, if that is at
+/// most [`SHORT_BLOCKS`]: a short message's hash input for one call. The caller wipes
+/// the buffer if the text is secret.
+#[inline]
+pub(crate) fn short_layout(
+    aad: &[u8],
+    text: &[u8],
+    lengths: [u8; 16],
+) -> Option<([[u8; 16]; SHORT_BLOCKS], usize)> {
+    let (na, nt) = (aad.len().div_ceil(16), text.len().div_ceil(16));
+    if na + nt >= SHORT_BLOCKS {
+        return None;
+    }
+    let mut blocks = [[0u8; 16]; SHORT_BLOCKS];
+    put_padded(&mut blocks, 0, aad);
+    put_padded(&mut blocks, na, text);
+    blocks[na + nt] = lengths;
+    Some((blocks, na + nt + 1))
+}
 
 /// Writes `data` zero-padded to whole blocks into `blocks` from block `at` on (what does not
-/// fit is left out; the callers check that it fits): whole blocks as 16-byte moves in a loop
+/// fit is left out; [`short_layout`] checks that it fits): whole blocks as 16-byte moves in a loop
 /// of a fixed count, the partial one by word reads ([`clmul_core::__private::pad_block`]), not
 /// by two calls to `memcpy` of a variable length, which took 7% of a fresh key's 64-byte
 /// AES-GCM-SIV message on Emerald Rapids.
 #[inline]
-pub(crate) fn put_padded(blocks: &mut [[u8; 16]; SHORT_BLOCKS], at: usize, data: &[u8]) {
+fn put_padded(blocks: &mut [[u8; 16]; SHORT_BLOCKS], at: usize, data: &[u8]) {
     let (whole, rest) = data.as_chunks::<16>();
     for i in 0..SHORT_BLOCKS {
         if let (Some(dst), Some(src)) = (blocks.get_mut(at + i), whole.get(i)) {

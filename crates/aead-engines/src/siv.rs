@@ -39,7 +39,7 @@
 //!   the output first and leaves the plaintext there on failure.)
 
 pub(crate) use crate::wipe::wipe;
-use crate::{SHORT_BLOCKS, TagMismatch, ctr::Counter32, put_padded, tag_matches};
+use crate::{TagMismatch, ctr::Counter32, short_layout, tag_matches};
 use clmul_core::Polyval;
 use inout::InOutBuf;
 
@@ -135,18 +135,14 @@ pub trait SivMessage {
 }
 
 /// [`SivMessage::hash`]'s default: on [`SivMessage::polyval`]'s state. A short message (up to
-/// [`SHORT_BLOCKS`] blocks with the length block) is laid out, zero-padded, in one buffer and
-/// hashed in one call: one reduction with the powers the state computed at setup.
+/// eight blocks with the length block) is laid out, zero-padded, in one buffer
+/// ([`short_layout`]) and hashed in one call: one reduction with the powers the state
+/// computed at setup.
 pub(crate) fn polyval_hash<M: SivMessage + ?Sized>(m: &M, aad: &[u8], msg: &[u8]) -> [u8; 16] {
     let mut polyval = m.polyval();
     let lengths = length_block(aad.len(), msg.len());
-    let (na, nm) = (aad.len().div_ceil(16), msg.len().div_ceil(16));
-    if na + nm < SHORT_BLOCKS {
-        let mut blocks = [[0u8; 16]; SHORT_BLOCKS];
-        put_padded(&mut blocks, 0, aad);
-        put_padded(&mut blocks, na, msg);
-        blocks[na + nm] = lengths;
-        polyval.update(&blocks[..=na + nm]);
+    if let Some((mut blocks, n)) = short_layout(aad, msg, lengths) {
+        polyval.update(&blocks[..n]);
         wipe(blocks.as_flattened_mut());
     } else {
         polyval.update_padded(aad);
