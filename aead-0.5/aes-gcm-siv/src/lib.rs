@@ -77,7 +77,6 @@ pub use aead::{self, AeadCore, AeadInPlace, Error, Key, KeyInit, KeySizeUser};
 #[doc(hidden)]
 pub use aead_engines::Engine as __Engine;
 
-use aead_engines::siv;
 use cipher::{
     BlockEncrypt, BlockSizeUser,
     consts::{U0, U12, U16},
@@ -85,43 +84,13 @@ use cipher::{
 };
 use clmul_core::Backend;
 
-#[cfg(feature = "aes")]
-use aes::{Aes128, Aes256};
-
-/// Maximum length of associated data (from RFC 8452, section 6).
-pub const A_MAX: u64 = 1 << 36;
-
-/// Maximum length of plaintext (from RFC 8452, section 6).
-pub const P_MAX: u64 = 1 << 36;
-
-/// Maximum length of ciphertext (from RFC 8452, section 6; see the crate docs).
-pub const C_MAX: u64 = (1 << 36) + 16;
-
-/// AES-GCM-SIV nonces.
-pub type Nonce = GenericArray<u8, U12>;
-
-/// AES-GCM-SIV tags.
-pub type Tag = GenericArray<u8, U16>;
-
-/// AES-GCM-SIV with a 128-bit key.
-#[cfg(feature = "aes")]
-#[cfg_attr(docsrs, doc(cfg(feature = "aes")))]
-pub type Aes128GcmSiv = AesGcmSiv<Aes128>;
-
-/// AES-GCM-SIV with a 256-bit key.
-#[cfg(feature = "aes")]
-#[cfg_attr(docsrs, doc(cfg(feature = "aes")))]
-pub type Aes256GcmSiv = AesGcmSiv<Aes256>;
-
 aead_engines::siv_glue! {
-    /// AES-GCM-SIV: nonce-misuse-resistant authenticated encryption (RFC 8452), generic over the
-    /// block cipher (`Aes`), which derives the per-message keys and is keyed anew with them for
-    /// each message.
     struct AesGcmSiv;
     generic: cipher04,
     aead: aead,
     cipher: cipher,
     encrypt: BlockEncrypt,
+    array: GenericArray,
     // `polyval_force_soft` asks upstream's generation for portable code only (our
     // `polyval_backend="soft"` is honoured by `Engine::detect` itself).
     force_portable: cfg!(polyval_force_soft),
@@ -178,27 +147,5 @@ where
         self.key
             .open(&nonce, associated_data, buffer, &tag)
             .map_err(|_| Error)
-    }
-}
-
-/// The length limits (`aead_engines::siv::lengths_ok`: the message at most [`P_MAX`] bytes,
-/// the associated data at most [`A_MAX`]), checked before the buffer is touched.
-#[inline]
-fn check_lengths(buffer_len: usize, associated_data_len: usize) -> Result<(), Error> {
-    if siv::lengths_ok(buffer_len, associated_data_len) {
-        Ok(())
-    } else {
-        Err(Error)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    /// The published constants are the ones the shared length check (`siv::lengths_ok`, whose
-    /// unit test covers every length of the limit's window) uses.
-    #[test]
-    fn constants() {
-        use super::*;
-        assert_eq!((A_MAX, P_MAX, C_MAX), (siv::A_MAX, siv::P_MAX, siv::C_MAX));
     }
 }

@@ -88,8 +88,6 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
-mod generic;
-
 pub use aead::{self, AeadCore, AeadInPlace, Error, Key, KeyInit, KeySizeUser};
 
 #[cfg(feature = "aes")]
@@ -103,9 +101,6 @@ use cipher::{
     consts::{U0, U16},
     generic_array::{ArrayLength, GenericArray},
 };
-
-#[cfg(feature = "aes")]
-use aes::{Aes128, Aes256};
 
 /// Maximum length of associated data.
 pub const A_MAX: u64 = 1 << 36;
@@ -148,19 +143,9 @@ mod private {
     impl SealedTagSize for consts::U16 {}
 }
 
-// `consts` names the nonce size of the `aes` aliases (and the docs' tag sizes).
-#[cfg_attr(not(feature = "aes"), allow(unused_imports))]
+// `consts` names the docs' nonce and tag sizes.
+#[allow(unused_imports)]
 use cipher::consts;
-
-/// AES-GCM with a 128-bit key and 96-bit nonce.
-#[cfg(feature = "aes")]
-#[cfg_attr(docsrs, doc(cfg(feature = "aes")))]
-pub type Aes128Gcm = AesGcm<Aes128, consts::U12>;
-
-/// AES-GCM with a 256-bit key and 96-bit nonce.
-#[cfg(feature = "aes")]
-#[cfg_attr(docsrs, doc(cfg(feature = "aes")))]
-pub type Aes256Gcm = AesGcm<Aes256, consts::U12>;
 
 aead_engines::gcm_glue! {
     /// AES-GCM: generic over an AES block cipher, the nonce size and the tag size.

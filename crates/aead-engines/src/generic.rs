@@ -567,3 +567,7 @@ glue! {
         tail: proc_tail_blocks_inplace,
     }
 }
+
+/// The generic paths' CTR against a one-block-at-a-time reference, in both generations.
+#[cfg(test)]
+mod ctr32;

@@ -1,7 +1,8 @@
 //! The AEAD types' trait glue, the same in both API generations but for the names of the
 //! traits: [`gcm_glue!`](crate::gcm_glue) and [`siv_glue!`](crate::siv_glue) write, in the
 //! calling crate, the struct (`AesGcm` over a [`generic`](crate::generic) `GcmKey`, `AesGcmSiv`
-//! over a `SivKey`), its `KeySizeUser`, `KeyInit` and `From<Aes>` impls, and the hidden
+//! over a `SivKey`), its `KeySizeUser`, `KeyInit` and `From<Aes>` impls, the `aes` aliases
+//! (`Aes128Gcm`, `Aes256GcmSiv`, ...), AES-GCM-SIV's length constants, and the hidden
 //! constructors and accessors of our tests, benches and fuzzers. A fix to that layer is made
 //! here, once, for our `aes-gcm` 0.10 and 0.11 and `aes-gcm-siv` 0.11 and 0.12.
 //!
@@ -10,8 +11,9 @@
 //! block-encryption trait (`BlockEncrypt` or `BlockCipherEncrypt`), whether the build forces
 //! portable code (the aead 0.5 generation's `polyval_force_soft`), and the doc text that
 //! differs between the generations. The AEAD trait impls (`AeadInOut` or `AeadInPlace`), the
-//! length checks, the constants and aliases, the `TagSize` trait, and `Debug` and
-//! `ZeroizeOnDrop` (which only the aead 0.6 generation has) stay in each crate.
+//! length checks, AES-GCM's constants, the `Nonce` and `Tag` aliases (over each generation's
+//! array type), the `TagSize` trait, and `Debug` and `ZeroizeOnDrop` (which only the aead 0.6
+//! generation has) stay in each crate.
 
 /// The hash backend type the hidden constructors and accessors take and return.
 pub use clmul_core::Backend;
@@ -30,9 +32,10 @@ pub fn key_engine(force_portable: bool) -> crate::Engine {
 
 /// Writes `AesGcm<Aes, NonceSize, TagSize>` over `generic::$generic::GcmKey`, with its
 /// `KeySizeUser`, `KeyInit` and `From<Aes>` impls, the hidden `with_engine`,
-/// `__with_ghash_backend`, `__engine` and `__ghash_backend`, and `fn is_aes`
-/// ([`define_is_aes!`](crate::define_is_aes)). The calling module defines the trait
-/// `TagSize` that bounds the tag size.
+/// `__with_ghash_backend`, `__engine` and `__ghash_backend`, `fn is_aes`
+/// ([`define_is_aes!`](crate::define_is_aes)), and, with the calling crate's `aes` feature,
+/// the aliases `Aes128Gcm` and `Aes256Gcm` (96-bit nonces) over its `aes` dependency. The
+/// calling module defines the trait `TagSize` that bounds the tag size.
 ///
 /// The doc comments before `struct AesGcm;` and `fn __with_ghash_backend;` are those items'
 /// docs. `KeyInit` keys the fastest engine this CPU runs
@@ -52,6 +55,16 @@ macro_rules! gcm_glue {
         $(#[$with_ghash_backend_doc:meta])*
         fn __with_ghash_backend;
     ) => {
+        /// AES-GCM with a 128-bit key and 96-bit nonce.
+        #[cfg(feature = "aes")]
+        #[cfg_attr(docsrs, doc(cfg(feature = "aes")))]
+        pub type Aes128Gcm = AesGcm<aes::Aes128, $cipher::consts::U12>;
+
+        /// AES-GCM with a 256-bit key and 96-bit nonce.
+        #[cfg(feature = "aes")]
+        #[cfg_attr(docsrs, doc(cfg(feature = "aes")))]
+        pub type Aes256Gcm = AesGcm<aes::Aes256, $cipher::consts::U12>;
+
         $(#[$struct_doc])*
         #[derive(Clone)]
         pub struct AesGcm<Aes, NonceSize, TagSize = $cipher::consts::U16>
@@ -166,9 +179,14 @@ macro_rules! gcm_glue {
 
 /// Writes `AesGcmSiv<Aes>` over `generic::$generic::SivKey`, with its `KeySizeUser`, `KeyInit`
 /// and `From<Aes>` impls, the hidden `with_engine`, `__with_polyval_backend`, `__engine` and
-/// `__polyval_backend`, and `fn is_aes` ([`define_is_aes!`](crate::define_is_aes)).
+/// `__polyval_backend`, `fn is_aes` ([`define_is_aes!`](crate::define_is_aes)), the length
+/// constants `A_MAX`, `P_MAX` and `C_MAX` (RFC 8452's, [`crate::siv`]'s) and the check of them
+/// the AEAD impls make (`fn check_lengths`), the `Nonce` and
+/// `Tag` aliases over the generation's array type (`array`, a name in scope in the calling
+/// module), and, with the calling crate's `aes` feature, the aliases `Aes128GcmSiv` and
+/// `Aes256GcmSiv` over its `aes` dependency.
 ///
-/// The doc comments before `struct AesGcmSiv;` are the struct's docs. `KeyInit` picks the
+/// The doc comments before `struct AesGcmSiv;` end the struct's docs. `KeyInit` picks the
 /// engine as [`gcm_glue!`](crate::gcm_glue) does (`force_portable`), and `polyval_backend` is
 /// called for the POLYVAL backend of every key `KeyInit`, `with_engine` and `From<Aes>` make.
 #[doc(hidden)]
@@ -181,9 +199,56 @@ macro_rules! siv_glue {
         aead: $aead:ident,
         cipher: $cipher:ident,
         encrypt: $Encrypt:ident,
+        array: $Array:ident,
         force_portable: $force_portable:expr,
         polyval_backend: $polyval_backend:path,
     ) => {
+        /// AES-GCM-SIV nonces.
+        pub type Nonce = $Array<u8, $cipher::consts::U12>;
+
+        /// AES-GCM-SIV tags.
+        pub type Tag = $Array<u8, $cipher::consts::U16>;
+
+        /// Maximum length of associated data (from RFC 8452, section 6).
+        pub const A_MAX: u64 = $crate::siv::A_MAX;
+
+        /// Maximum length of plaintext (from RFC 8452, section 6).
+        pub const P_MAX: u64 = $crate::siv::P_MAX;
+
+        /// Maximum length of ciphertext (from RFC 8452, section 6; see the crate docs: a
+        /// ciphertext longer than [`P_MAX`] without its tag is refused, as no encryption makes
+        /// one).
+        pub const C_MAX: u64 = $crate::siv::C_MAX;
+
+        /// The length limits ([`lengths_ok`](crate::siv::lengths_ok): the message at most
+        /// [`P_MAX`] bytes, the associated data at most [`A_MAX`]), checked before the buffer
+        /// is touched.
+        #[inline]
+        fn check_lengths(buffer_len: usize, associated_data_len: usize) -> Result<(), $aead::Error> {
+            if $crate::siv::lengths_ok(buffer_len, associated_data_len) {
+                Ok(())
+            } else {
+                Err($aead::Error)
+            }
+        }
+
+        /// AES-GCM-SIV with a 128-bit key.
+        #[cfg(feature = "aes")]
+        #[cfg_attr(docsrs, doc(cfg(feature = "aes")))]
+        pub type Aes128GcmSiv = AesGcmSiv<aes::Aes128>;
+
+        /// AES-GCM-SIV with a 256-bit key.
+        #[cfg(feature = "aes")]
+        #[cfg_attr(docsrs, doc(cfg(feature = "aes")))]
+        pub type Aes256GcmSiv = AesGcmSiv<aes::Aes256>;
+
+        /// AES-GCM-SIV: nonce-misuse-resistant authenticated encryption (RFC 8452), generic over
+        /// the block cipher (`Aes`), which derives the per-message keys and is keyed anew with
+        /// them for each message.
+        ///
+        /// The cipher is generic so that another AES implementation can be substituted; the
+        /// construction's security analysis assumes AES. If in doubt, use [`Aes128GcmSiv`] or
+        /// [`Aes256GcmSiv`].
         $(#[$struct_doc])*
         #[derive(Clone)]
         pub struct AesGcmSiv<Aes> {

@@ -125,7 +125,6 @@ pub use aes;
 pub use aead_engines::Engine as __Engine;
 
 use aead::{TagPosition, inout::InOutBuf};
-use aead_engines::siv;
 use cipher::{
     BlockCipherEncrypt, BlockSizeUser,
     array::Array,
@@ -134,48 +133,13 @@ use cipher::{
 use clmul_core::Backend;
 use core::fmt;
 
-#[cfg(feature = "aes")]
-use aes::{Aes128, Aes256};
-
-/// Maximum length of associated data (from RFC 8452, section 6).
-pub const A_MAX: u64 = 1 << 36;
-
-/// Maximum length of plaintext (from RFC 8452, section 6).
-pub const P_MAX: u64 = 1 << 36;
-
-/// Maximum length of ciphertext (from RFC 8452, section 6; see the crate docs: a ciphertext
-/// longer than [`P_MAX`] without its tag is refused, as no encryption makes one).
-pub const C_MAX: u64 = (1 << 36) + 16;
-
-/// AES-GCM-SIV nonces.
-pub type Nonce = Array<u8, U12>;
-
-/// AES-GCM-SIV tags.
-pub type Tag = Array<u8, U16>;
-
-/// AES-GCM-SIV with a 128-bit key.
-#[cfg(feature = "aes")]
-#[cfg_attr(docsrs, doc(cfg(feature = "aes")))]
-pub type Aes128GcmSiv = AesGcmSiv<Aes128>;
-
-/// AES-GCM-SIV with a 256-bit key.
-#[cfg(feature = "aes")]
-#[cfg_attr(docsrs, doc(cfg(feature = "aes")))]
-pub type Aes256GcmSiv = AesGcmSiv<Aes256>;
-
 aead_engines::siv_glue! {
-    /// AES-GCM-SIV: nonce-misuse-resistant authenticated encryption (RFC 8452), generic over the
-    /// block cipher (`Aes`), which derives the per-message keys and is keyed anew with them for
-    /// each message.
-    ///
-    /// The cipher is generic so that another AES implementation can be substituted; the
-    /// construction's security analysis assumes AES. If in doubt, use [`Aes128GcmSiv`] or
-    /// [`Aes256GcmSiv`].
     struct AesGcmSiv;
     generic: cipher05,
     aead: aead,
     cipher: cipher,
     encrypt: BlockCipherEncrypt,
+    array: Array,
     force_portable: false,
     polyval_backend: Backend::detect,
 }
@@ -218,30 +182,8 @@ where
     }
 }
 
-/// The length limits (`aead_engines::siv::lengths_ok`: the message at most [`P_MAX`] bytes,
-/// the associated data at most [`A_MAX`]), checked before the buffer is touched.
-#[inline]
-fn check_lengths(buffer_len: usize, associated_data_len: usize) -> Result<(), Error> {
-    if siv::lengths_ok(buffer_len, associated_data_len) {
-        Ok(())
-    } else {
-        Err(Error)
-    }
-}
-
 impl<Aes> fmt::Debug for AesGcmSiv<Aes> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("AesGcmSiv").finish_non_exhaustive()
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    /// The published constants are the ones the shared length check (`siv::lengths_ok`, whose
-    /// unit test covers every length of the limit's window) uses.
-    #[test]
-    fn constants() {
-        use super::*;
-        assert_eq!((A_MAX, P_MAX, C_MAX), (siv::A_MAX, siv::P_MAX, siv::C_MAX));
     }
 }

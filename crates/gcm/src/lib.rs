@@ -125,8 +125,6 @@
 #![deny(unsafe_code)]
 #![warn(missing_docs)]
 
-mod generic;
-
 #[doc(hidden)]
 pub use aead_engines::Engine as __Engine;
 
@@ -136,8 +134,8 @@ pub use aead::{self, AeadCore, AeadInOut, Error, Key, KeyInit, KeySizeUser};
 pub use aes;
 
 use aead::{TagPosition, inout::InOutBuf};
-// `consts` names the nonce size of the `aes` aliases (and the docs' tag sizes).
-#[cfg_attr(not(feature = "aes"), allow(unused_imports))]
+// `consts` names the docs' nonce and tag sizes.
+#[allow(unused_imports)]
 use cipher::consts;
 use cipher::{
     BlockCipherEncrypt, BlockSizeUser,
@@ -145,9 +143,6 @@ use cipher::{
     consts::U16,
 };
 use core::fmt;
-
-#[cfg(feature = "aes")]
-use aes::{Aes128, Aes256};
 
 /// Maximum length of associated data in bytes.
 pub const A_MAX: u64 = (1 << 61) - 1;
@@ -187,16 +182,6 @@ mod private {
     impl SealedTagSize for consts::U15 {}
     impl SealedTagSize for consts::U16 {}
 }
-
-/// AES-GCM with a 128-bit key and 96-bit nonce.
-#[cfg(feature = "aes")]
-#[cfg_attr(docsrs, doc(cfg(feature = "aes")))]
-pub type Aes128Gcm = AesGcm<Aes128, consts::U12>;
-
-/// AES-GCM with a 256-bit key and 96-bit nonce.
-#[cfg(feature = "aes")]
-#[cfg_attr(docsrs, doc(cfg(feature = "aes")))]
-pub type Aes256Gcm = AesGcm<Aes256, consts::U12>;
 
 /// A 16-byte block: a counter block, a keystream block, a GHASH block or a full tag.
 pub(crate) type Block = Array<u8, U16>;

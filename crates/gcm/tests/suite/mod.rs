@@ -11,7 +11,6 @@
 
 pub mod api;
 pub mod block_cipher;
-pub mod ctr32;
 pub mod differential;
 pub mod engines;
 pub mod forgeries;

@@ -1,8 +1,8 @@
 //! GCM's counter mode against a one-block-at-a-time reference, for each generation's generic
-//! two-pass path (its CTR loop uses that generation's `cipher` traits). Included by the
-//! crates' unit tests (`src/generic.rs`), which give it their single-block AES and their CTR.
+//! two-pass path (`apply_keystream`, whose CTR loop uses that generation's `cipher` traits):
+//! the `aes` crate's 0.9 (`cipher` 0.5) and 0.8 (`cipher` 0.4) as the block cipher.
 
-extern crate std;
+use crate::ctr::Counter32;
 use std::vec::Vec;
 
 /// One block at a time: `out[i] = in[i] ^ E_K(prefix || (ctr0 + 1 + i/16 mod 2^32))`.
@@ -24,7 +24,7 @@ fn naive(encrypt_block: &dyn Fn(&mut [u8; 16]), j0: &[u8; 16], data: &mut [u8]) 
 /// hard to hit through the public API on purpose: hunts a 64- or 128-bit increment and a
 /// counter lost between a batch and the tail. `apply_keystream(j0, data)` is the code under
 /// test, `encrypt_block` the same AES key's single-block encryption.
-pub fn counter_wraps_in_32_bits(
+fn counter_wraps_in_32_bits(
     encrypt_block: &dyn Fn(&mut [u8; 16]),
     apply_keystream: &dyn Fn(&[u8; 16], &mut [u8]),
 ) {
@@ -40,4 +40,28 @@ pub fn counter_wraps_in_32_bits(
             assert_eq!(got, expected, "low {low:#x}, len {len}");
         }
     }
+}
+
+#[cfg(feature = "cipher-0.5")]
+#[test]
+fn counter_wraps_in_32_bits_cipher05() {
+    use aes::Aes128;
+    use cipher05::{BlockCipherEncrypt, KeyInit};
+    let cipher = Aes128::new(&[7u8; 16].into());
+    counter_wraps_in_32_bits(&|b| cipher.encrypt_block(b.into()), &|j0, data| {
+        let first = Counter32::Gcm.add(j0, 1);
+        super::cipher05::apply_keystream(&cipher, Counter32::Gcm, &first, data.into())
+    });
+}
+
+#[cfg(feature = "cipher-0.4")]
+#[test]
+fn counter_wraps_in_32_bits_cipher04() {
+    use aes08::Aes128;
+    use cipher04::{BlockEncrypt, KeyInit};
+    let cipher = Aes128::new(&[7u8; 16].into());
+    counter_wraps_in_32_bits(&|b| cipher.encrypt_block(b.into()), &|j0, data| {
+        let first = Counter32::Gcm.add(j0, 1);
+        super::cipher04::apply_keystream(&cipher, Counter32::Gcm, &first, data.into())
+    });
 }
