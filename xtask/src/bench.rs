@@ -50,7 +50,9 @@ the long tables and docs/*.svg.
   --only STEP       with --full: run only this step of the matrix (repeatable): uhf,
                     uhf-paired (POLYVAL/GHASH interleaved with RustCrypto), aead, siv,
                     siv-polyval (RustCrypto's aes-gcm-siv with our polyval), soft,
-                    soft-paired; the benchmark sections are regenerated from all results
+                    soft-paired, soft-fresh (the headline's fresh-key rows in the
+                    forced-portable build); the benchmark sections are regenerated from
+                    all results
 ";
 
 const HEADLINE_START: &str = "<!-- headline:start -->";
@@ -91,6 +93,17 @@ const PAIRED: [(&str, &str, &str, bool); 2] = [
     ),
 ];
 
+/// The headline's fresh-key rows (`KeyInit::new` + one message, AES-GCM and AES-GCM-SIV, both
+/// generations) in the forced-portable build (`target/soft`), where ours runs the generic
+/// path on the portable backend against RustCrypto's forced soft build: the step's name, the
+/// headline's filter, the table's file in the build directory and the section markers.
+const SOFT_FRESH: (&str, &str, &str, (&str, &str)) = (
+    "soft-fresh",
+    "fresh key",
+    "headline-fresh.md",
+    ("<!-- soft-fresh:start -->", "<!-- soft-fresh:end -->"),
+);
+
 /// The interleaved POLYVAL/GHASH table in the LTO profile (`--lto`): where RustCrypto's
 /// code is inlined across crates as ours is, the short messages' rows change most.
 const PAIRED_LTO: (&str, &str) = (
@@ -118,8 +131,13 @@ fn run_paired(
 /// Splices `dir/uhf-paired.md` (from [`run_paired`]) between the markers `start` and `end`,
 /// or says that the section is left as it was when there is no such table.
 fn splice_paired(root: &Path, dir: &Path, start: &str, end: &str) -> Result<(), String> {
-    let path = dir.join("uhf-paired.md");
-    match fs::read_to_string(&path) {
+    splice_file(root, &dir.join("uhf-paired.md"), start, end)
+}
+
+/// Splices the table at `path` between the markers `start` and `end`, or says that the
+/// section is left as it was when there is no such file.
+fn splice_file(root: &Path, path: &Path, start: &str, end: &str) -> Result<(), String> {
+    match fs::read_to_string(path) {
         Ok(table) => splice(root, start, end, &table),
         Err(e) => {
             println!("bench: {}: {e}; its section left as it was", path.display());
@@ -276,10 +294,34 @@ pub fn run(args: &[String]) -> Result<(), String> {
             &criterion_args,
         )?;
     }
+    let (fresh_step, fresh_filter, fresh_file, (fresh_start, fresh_end)) = SOFT_FRESH;
+    if run_benches && step(fresh_step) {
+        let note = format!(
+            "{}; the forced-portable build (`RUSTFLAGS='{}'`, both sides)",
+            measured(&root, "cargo xtask bench --full", pin),
+            crate::test::SOFT_RUSTFLAGS
+        );
+        let args = [
+            fresh_filter.to_string(),
+            "--markdown".to_string(),
+            soft.join(fresh_file).display().to_string(),
+            "--note".to_string(),
+            note,
+        ];
+        bench(
+            &root,
+            &soft,
+            "headline",
+            &[("RUSTFLAGS", crate::test::SOFT_RUSTFLAGS)],
+            pin,
+            &args,
+        )?;
+    }
 
     for (_, start, end, soft_build) in PAIRED {
         splice_paired(&root, paired_dir(soft_build), start, end)?;
     }
+    splice_file(&root, &soft.join(fresh_file), fresh_start, fresh_end)?;
 
     let normal = target.join("criterion");
     let soft_dir = soft.join("criterion");
