@@ -81,7 +81,7 @@ mod tests;
 use core::mem::MaybeUninit;
 
 use crate::lanes::{Lanes, fence, xor3};
-use crate::tables::{EMPTY, KEPT, KeptPowers, PowerTable, RoundKeys, TOP};
+use crate::tables::{EMPTY, Held, KEPT, KeptPowers, PowerTable, RoundKeys, TOP};
 
 mod aes;
 mod counter;
@@ -112,7 +112,7 @@ pub(crate) enum Hashing {
 /// The data a stitched iteration hashes.
 struct Ghashed<'a, L> {
     src: *const u8,
-    tbl: &'a PowerTable,
+    tbl: Held<'a>,
     /// The table index of the iteration's highest power.
     base: usize,
     lanes: core::marker::PhantomData<L>,
@@ -143,7 +143,7 @@ impl<L: Lanes> Ghashed<'_, L> {
                     v = L::xor(v, data_y::<L, D>(*y));
                 }
                 let i = self.base + L::BLOCKS * j;
-                let p = products::<L, &PowerTable, KARATSUBA>(v, self.tbl, i, swapped::<L, D>());
+                let p = products::<L, Held<'_>, KARATSUBA>(v, self.tbl, i, swapped::<L, D>());
                 match pend.take() {
                     None if s + 1 < N => *pend = Some(p),
                     None => acc.add::<KARATSUBA>(&p),
@@ -175,7 +175,7 @@ impl<L: Lanes> Ghashed<'_, L> {
 #[allow(clippy::too_many_arguments)]
 unsafe fn stitched<L: Lanes, C: Counter, D: Domain, const N: usize, const KARATSUBA: bool>(
     ks: &AesKeys<L>,
-    tbl: &PowerTable,
+    tbl: Held<'_>,
     y: &mut L,
     ctr: &mut C::State<L>,
     src: *const u8,
@@ -189,7 +189,7 @@ unsafe fn stitched<L: Lanes, C: Counter, D: Domain, const N: usize, const KARATS
     let g = Ghashed::<L> {
         src,
         tbl,
-        base: PowerTable::index(N * L::BLOCKS),
+        base: stitched_base::<L, N>(),
         lanes: core::marker::PhantomData,
     };
     // SAFETY: the caller's pointers and features; register `j` of an iteration is bytes
@@ -248,6 +248,12 @@ unsafe fn stitched<L: Lanes, C: Counter, D: Domain, const N: usize, const KARATS
             L::store(out.add(reg * j), *v);
         }
     }
+}
+
+/// The table index of a stitched iteration's highest power, H^(N * BLOCKS).
+#[inline(always)]
+const fn stitched_base<L: Lanes, const N: usize>() -> usize {
+    PowerTable::index(N * L::BLOCKS)
 }
 
 /// One CTR-only iteration: `N` registers from `inp` to `out`.
@@ -401,10 +407,15 @@ pub(crate) unsafe fn crypt<
                 Hashing::Output => (out.cast_const(), LAG * it),
                 _ => (inp, 0),
             };
-            while len - off >= it {
-                let (s, i, o) = (src.add(off - lag), inp.add(off), out.add(off));
-                stitched::<L, C, D, N, KARATSUBA>(ks, tbl, &mut y, &mut ctr, s, i, o);
-                off += it;
+            // The iterations' powers, checked once (only if one runs: `need` covers a stride
+            // only then).
+            if len - off >= it {
+                let held = tbl.held_from(stitched_base::<L, N>(), KARATSUBA);
+                while len - off >= it {
+                    let (s, i, o) = (src.add(off - lag), inp.add(off), out.add(off));
+                    stitched::<L, C, D, N, KARATSUBA>(ks, held, &mut y, &mut ctr, s, i, o);
+                    off += it;
+                }
             }
             // The output of the first CTR-only iterations is still to be hashed: the last
             // `ctr_iters` iterations' worth, LAG behind.

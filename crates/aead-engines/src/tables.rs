@@ -242,12 +242,80 @@ impl PowerTable {
         Self::checked(&self.powx, i, self.filled)
     }
 
+    /// The powers from index `base` on (and their middles if `middles`), checked here once to
+    /// be initialized (panics otherwise): a loop that loads them at constant indices through
+    /// the view ([`Held`]) carries no check per load. `PowerTable::powers` checks `filled` on
+    /// every load, a field LLVM reloads after each iteration's stores to the output (it cannot
+    /// tell them apart from the table), and the stitched 512-bit loop had a compare and branch
+    /// per register for it: eight of them an iteration, branches that Intel's cores run on
+    /// port 0 or 6, where VAESENC is issued only on port 0.
+    #[inline(always)]
+    pub(crate) fn held_from(&self, base: usize, middles: bool) -> Held<'_> {
+        assert!(
+            self.filled <= base,
+            "a power of H read before it was computed"
+        );
+        assert!(
+            !middles || self.middles != 0,
+            "a table without middles read by Karatsuba's multiplies"
+        );
+        Held {
+            pow: &self.pow[base..],
+            powx: &self.powx[base..],
+            base,
+            middles,
+        }
+    }
+
     /// A pointer to entries `i..i + 4` of `part`, if they are initialized (`filled <= i`, and
     /// `i + 4 <= LEN`); panics otherwise.
     #[inline(always)]
     fn checked(part: &[MaybeUninit<u128>; LEN], i: usize, filled: usize) -> *const u8 {
         assert!(filled <= i, "a power of H read before it was computed");
         match part[i..].first_chunk::<4>() {
+            Some(c) => c.as_ptr().cast(),
+            None => panic!("power index past the table"),
+        }
+    }
+}
+
+/// The entries of a [`PowerTable`] from index `base` on, every one initialized (checked when
+/// the view was made, [`PowerTable::held_from`]), with the middles too if asked for there.
+/// Indices are the table's own (`base` and above); with the constant indices of a loop and a
+/// constant `base`, each load's bounds are known at compile time.
+#[derive(Clone, Copy)]
+pub(crate) struct Held<'a> {
+    pow: &'a [MaybeUninit<u128>],
+    powx: &'a [MaybeUninit<u128>],
+    base: usize,
+    /// Whether the middles were checked to be initialized (a constant where the kernels make
+    /// the view: their Karatsuba mode).
+    middles: bool,
+}
+
+impl Held<'_> {
+    /// Four consecutive powers from index `i` (`base <= i`, `i + 4 <= LEN`; panics otherwise):
+    /// a pointer to their 64 initialized bytes.
+    #[inline(always)]
+    pub(crate) fn powers(&self, i: usize) -> *const u8 {
+        Self::at(self.pow, i - self.base)
+    }
+
+    /// The Karatsuba middles of [`Self::powers`]`(i)` (panics if the view was made without
+    /// them).
+    #[inline(always)]
+    pub(crate) fn middles(&self, i: usize) -> *const u8 {
+        assert!(
+            self.middles,
+            "a view without middles read by Karatsuba's multiplies"
+        );
+        Self::at(self.powx, i - self.base)
+    }
+
+    /// A pointer to entries `k..k + 4` of `part` (panics past its end).
+    #[inline(always)]
+    fn at(part: &[MaybeUninit<u128>], k: usize) -> *const u8 {
+        match part[k..].first_chunk::<4>() {
             Some(c) => c.as_ptr().cast(),
             None => panic!("power index past the table"),
         }

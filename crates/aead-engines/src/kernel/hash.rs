@@ -146,6 +146,26 @@ impl Table for &PowerTable {
     }
 }
 
+impl Table for Held<'_> {
+    #[inline(always)]
+    fn top(self) -> usize {
+        TOP
+    }
+
+    #[inline(always)]
+    unsafe fn middles<L: Lanes>(self, i: usize, _: L) -> L {
+        // SAFETY: the caller's features; `middles` points at four initialized entries
+        // (checked), of which a register loads `BLOCKS`.
+        unsafe { L::load_power(Held::middles(&self, i)) }
+    }
+
+    #[inline(always)]
+    unsafe fn power<L: Lanes>(self, i: usize, _: bool) -> L {
+        // SAFETY: as `&PowerTable`'s.
+        unsafe { L::load_power(Held::powers(&self, i)) }
+    }
+}
+
 impl Table for &KeptPowers {
     #[inline(always)]
     fn top(self) -> usize {
@@ -482,19 +502,24 @@ pub(super) unsafe fn hash_bytes<L: Lanes, D: Domain, const N: usize, const KARAT
     // SAFETY: the caller's features; `off + stride <= n` readable bytes in the loop, `n - off`
     // from `p + off` after it.
     unsafe {
-        while n - off >= stride {
-            let mut acc = Acc::<L>::zero();
-            for j in (0..N).rev() {
-                let mut v = field_data::<L, D>(L::load(p.add(off + reg * j)));
-                if j == 0 {
-                    v = L::xor(v, data_y::<L, D>(y));
+        // The strides' powers, checked once (only if a stride runs: a shorter input's table
+        // need not hold them).
+        if n >= stride {
+            let held = tbl.held_from(base, KARATSUBA);
+            while n - off >= stride {
+                let mut acc = Acc::<L>::zero();
+                for j in (0..N).rev() {
+                    let mut v = field_data::<L, D>(L::load(p.add(off + reg * j)));
+                    if j == 0 {
+                        v = L::xor(v, data_y::<L, D>(y));
+                    }
+                    let i = base + L::BLOCKS * j;
+                    let p = products::<L, Held<'_>, KARATSUBA>(v, held, i, swapped::<L, D>());
+                    acc.add::<KARATSUBA>(&p);
                 }
-                let i = base + L::BLOCKS * j;
-                let p = products::<L, &PowerTable, KARATSUBA>(v, tbl, i, swapped::<L, D>());
-                acc.add::<KARATSUBA>(&p);
+                y = acc.reduce::<KARATSUBA>();
+                off += stride;
             }
-            y = acc.reduce::<KARATSUBA>();
-            off += stride;
         }
         if off < n {
             let mut t = Tail::new::<D>((n - off).div_ceil(16), y);
