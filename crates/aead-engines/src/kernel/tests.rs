@@ -597,3 +597,44 @@ fn short_path<I: Isa>(isa: I) {
 fn short_path_on_every_engine() {
     on_every_engine!(short_path);
 }
+
+/// The view a loop loads its powers through ([`PowerTable::held_from`]) is checked once, when
+/// made: it refuses a table that does not hold every power from its base on, and a view made
+/// without middles refuses to hand them out; from a full table it hands out what the table
+/// holds, at the table's own indices.
+#[test]
+fn held_view_checks_once_and_reads_the_table() {
+    let t = PowerTable::polyval(&[0x42u8; 16]);
+    for base in [0, 1, TOP - 8, TOP - 1] {
+        let held = t.held_from(base, true);
+        for i in base..TOP {
+            // SAFETY: `powers`/`middles` point at four initialized entries (the view's check).
+            let (p, m) = unsafe {
+                (
+                    held.powers(i).cast::<u128>().read_unaligned(),
+                    held.middles(i).cast::<u128>().read_unaligned(),
+                )
+            };
+            assert_eq!(
+                (p, m),
+                (t.get(TOP - i), t.get_middle(TOP - i)),
+                "base {base}, i {i}"
+            );
+        }
+    }
+    let panics = |f: &dyn Fn()| std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).is_err();
+    let mut short = PowerTable::new();
+    short.zero_pad();
+    // SAFETY: the pad is written and a table that holds no power writes no entry.
+    unsafe { short.set_holds(0, false) };
+    assert!(panics(&|| {
+        short.held_from(PowerTable::index(1), false);
+    }));
+    let no_middles = t.held_from(0, false);
+    assert!(panics(&|| {
+        no_middles.middles(0);
+    }));
+    assert!(panics(&|| {
+        t.held_from(0, true).powers(TOP + 1);
+    }));
+}
