@@ -101,8 +101,9 @@ pub(super) struct Prod<L> {
 }
 
 /// Powers of H as the kernel reads them: H^n at index `top() - n`, highest first, with zeros
-/// after H^1: a call's [`PowerTable`] (the wide loops and the tail of a longer message) or an
-/// AES-GCM key's [`KeptPowers`] (a short message), each with its layout at compile time.
+/// after H^1: a call's [`PowerTable`] (the tail of a longer message), the view of it the wide
+/// loops read, checked once before the loop ([`Held`]), or an AES-GCM key's [`KeptPowers`] (a
+/// short message), each with its layout at compile time.
 pub(crate) trait Table: Copy {
     /// The highest power the layout has room for.
     fn top(self) -> usize;
