@@ -292,6 +292,16 @@ crate::target_tier! {
         }
     }
 
+    /// One block as loaded to domain `D` ([`to_domain512`] on 128 bits).
+    #[inline]
+    fn to_domain<const D: u8>(x: __m128i) -> __m128i {
+        match D {
+            GHASH_REFLECTED => _mm_shuffle_epi8(x, pclmul::bswap_mask()),
+            GHASH_NATURAL => bitrev_bytes(x),
+            _ => x,
+        }
+    }
+
     /// [`load_partial`] in the keyed state's domain.
     #[inline]
     fn load_partial_d<const D: u8>(blocks: &[[u8; 16]]) -> __m512i {
@@ -430,12 +440,7 @@ crate::target_tier! {
         let mut acc = pclmul::acc_zero();
         let mut first = y;
         for (b, &h) in blocks.iter().zip(&pw[pw.len() - blocks.len()..]) {
-            let x = pclmul::load::<false>(b);
-            let x = match D {
-                GHASH_REFLECTED => _mm_shuffle_epi8(x, pclmul::bswap_mask()),
-                GHASH_NATURAL => bitrev_bytes(x),
-                _ => x,
-            };
+            let x = to_domain::<D>(pclmul::load::<false>(b));
             let x = _mm_xor_si128(x, first);
             first = _mm_setzero_si128();
             pclmul::mul_acc(&mut acc, x, h, pclmul::middle(h));
@@ -496,10 +501,15 @@ crate::target_tier! {
         }
         let y = pclmul::load_state(acc);
         let y = if D == GHASH_NATURAL { bitrev_bytes(y) } else { y };
-        let y = match blocks.len() {
-            0 => y,
-            1 => run_xmm::<D>(y, blocks, &[pclmul::load_kept(small, 1)]),
-            _ => run_xmm::<D>(y, blocks, &pclmul::kept4(small, len, |a, b| dot_d::<D>(a, b), |a| sq_d::<D>(a))),
+        let y = if blocks.len() <= 1 || usize::from(*len) >= SMALL {
+            // The kept powers this input uses, read as their halves ([`pclmul::short_kept`]:
+            // two shuffles a block fewer than packing each power and making its middle, on the
+            // port of `pclmulqdq`; a clone of a natural GHASH state hashing 64 bytes on an
+            // AVX-512 Xeon, 28.9 -> 22.7 ns, as fast as the byte-reflected domain).
+            pclmul::short_kept(y, blocks, small, |b| to_domain::<D>(pclmul::load::<false>(b)), |acc| reduce_d::<D>(acc))
+        } else {
+            // Two to four blocks, H alone kept: H^2..H^4 computed and kept first.
+            run_xmm::<D>(y, blocks, &pclmul::kept4(small, len, |a, b| dot_d::<D>(a, b), |a| sq_d::<D>(a)))
         };
         pclmul::store_u128(acc, if D == GHASH_NATURAL { bitrev_bytes(y) } else { y });
     }
