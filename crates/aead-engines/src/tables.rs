@@ -190,29 +190,33 @@ impl PowerTable {
     /// H^k, `1 <= k <= holds()` (panics otherwise).
     #[cfg(test)]
     pub(crate) fn get(&self, k: usize) -> u128 {
-        self.four(&self.pow, TOP - k)[0]
+        self.four(false, TOP - k)[0]
     }
 
     /// The middle of H^k, `1 <= k <= holds()` (panics otherwise).
     #[cfg(test)]
     pub(crate) fn get_middle(&self, k: usize) -> u128 {
-        assert!(self.middles != 0);
-        self.four(&self.powx, TOP - k)[0]
+        self.four(true, TOP - k)[0]
     }
 
     /// The entries a register load of powers reads past H^1 (zeros).
     #[cfg(test)]
     pub(crate) fn after_h1(&self) -> [u128; 3] {
-        let p = self.four(&self.pow, TOP - 1);
+        let p = self.four(false, TOP - 1);
         [p[1], p[2], p[3]]
     }
 
-    /// The four entries of `part` from index `i` (panics unless they are initialized).
+    /// The four entries from index `i` of the powers, or of the middles if `middles` (panics
+    /// unless they are initialized).
     #[cfg(test)]
     #[allow(unsafe_code)]
-    fn four(&self, part: &[MaybeUninit<u128>; LEN], i: usize) -> [u128; 4] {
-        let p = Self::checked(part, i, self.filled);
-        // SAFETY: `checked` returned a pointer to four initialized entries.
+    fn four(&self, middles: bool, i: usize) -> [u128; 4] {
+        let p = if middles {
+            self.middles(i)
+        } else {
+            self.powers(i)
+        };
+        // SAFETY: `powers`/`middles` returned a pointer to four initialized entries.
         unsafe { p.cast::<[u128; 4]>().read() }
     }
 
@@ -224,31 +228,27 @@ impl PowerTable {
 
     /// Four consecutive powers from index `i` (at least the index of the highest power held,
     /// at most `TOP - 1`, the index of H^1; past H^1 come zeros): a pointer to their 64
-    /// initialized bytes, for a register load of up to four. Checked (panics otherwise): `i`
-    /// is a compile-time constant in the loops and a public block count in the tails.
+    /// initialized bytes, for a register load of up to four. Checked (panics otherwise), by a
+    /// view from `i` ([`Self::held_from`]): `i` is a public block count in the tails.
     #[inline(always)]
     pub(crate) fn powers(&self, i: usize) -> *const u8 {
-        Self::checked(&self.pow, i, self.filled)
+        self.held_from(i, false).powers(i)
     }
 
     /// The Karatsuba middles of [`Self::powers`]`(i)`, likewise (panics if the table has no
     /// middles).
     #[inline(always)]
     pub(crate) fn middles(&self, i: usize) -> *const u8 {
-        assert!(
-            self.middles != 0,
-            "a table without middles read by Karatsuba's multiplies"
-        );
-        Self::checked(&self.powx, i, self.filled)
+        self.held_from(i, true).middles(i)
     }
 
     /// The powers from index `base` on (and their middles if `middles`), checked here once to
     /// be initialized (panics otherwise): a loop that loads them at constant indices through
-    /// the view ([`Held`]) carries no check per load. `PowerTable::powers` checks `filled` on
-    /// every load, a field LLVM reloads after each iteration's stores to the output (it cannot
-    /// tell them apart from the table), and the stitched 512-bit loop had a compare and branch
-    /// per register for it: eight of them an iteration, branches that Intel's cores run on
-    /// port 0 or 6, where VAESENC is issued only on port 0.
+    /// the view ([`Held`]) carries no check per load. [`Self::powers`] (a view per load)
+    /// checks `filled` on every load, a field LLVM reloads after each iteration's stores to the
+    /// output (it cannot tell them apart from the table): through it the stitched 512-bit loop
+    /// had a compare and branch per register, eight of them an iteration, branches that
+    /// Intel's cores run on port 0 or 6, where VAESENC is issued only on port 0.
     #[inline(always)]
     pub(crate) fn held_from(&self, base: usize, middles: bool) -> Held<'_> {
         assert!(
@@ -264,17 +264,6 @@ impl PowerTable {
             powx: &self.powx[base..],
             base,
             middles,
-        }
-    }
-
-    /// A pointer to entries `i..i + 4` of `part`, if they are initialized (`filled <= i`, and
-    /// `i + 4 <= LEN`); panics otherwise.
-    #[inline(always)]
-    fn checked(part: &[MaybeUninit<u128>; LEN], i: usize, filled: usize) -> *const u8 {
-        assert!(filled <= i, "a power of H read before it was computed");
-        match part[i..].first_chunk::<4>() {
-            Some(c) => c.as_ptr().cast(),
-            None => panic!("power index past the table"),
         }
     }
 }
