@@ -73,7 +73,8 @@ pub struct Plan {
 }
 
 /// Every stride of the hash kernels (1, 4, 8, 16, 32 blocks) and the tails around it, so that
-/// each kernel's wide loop, partial groups and single-block path run; AES-GCM messages that
+/// each kernel's wide loop, partial groups and single-block path run, and GHASH's inputs on
+/// both sides of the 512-bit backend's switch to its natural bit order (256 blocks); AES-GCM messages that
 /// are empty, partial blocks, the 8-, 16- and 32-block iterations with their tails, and long
 /// enough (> 3 x 512 bytes) for the VAES-512 engine's lagged hashing to reach its steady state.
 /// AES-GCM-SIV switches paths on the sum of the associated data and message lengths
@@ -84,7 +85,7 @@ pub struct Plan {
 /// (4113: 257 blocks and a byte) runs the wide loops for several iterations with a tail.
 const FULL: Plan = Plan {
     uhf_blocks: &[
-        1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 31, 32, 33, 63, 64, 65, 100,
+        1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 31, 32, 33, 63, 64, 65, 100, 255, 256, 300,
     ],
     aead_lens: &[
         0, 1, 15, 16, 17, 63, 127, 128, 129, 255, 256, 257, 300, 525, 1601, 2100,
@@ -101,7 +102,7 @@ const FULL: Plan = Plan {
 
 /// The subset: still every kernel's wide loop, a tail, and the steady state of each engine.
 const QUICK: Plan = Plan {
-    uhf_blocks: &[1, 3, 8, 17, 33, 65],
+    uhf_blocks: &[1, 3, 8, 17, 33, 65, 257],
     aead_lens: &[0, 17, 129, 300, 2100],
     aad_lens: &[0, 70, 200],
     // Empty, block by block, keyed state (with the AAD), wide CTR and stitched decryption,
@@ -316,13 +317,14 @@ impl Rng {
 /// padded updates of every partial length, and finalisation, with key and data secret. Each
 /// output must carry the secret marking; it is then declassified and checked against the
 /// portable backend on the same (unmarked) inputs, so a kernel that silently did nothing
-/// would be caught too. GHASH runs in the domain asked for (`natural`: its own bit order;
-/// otherwise byte-reflected POLYVAL), whatever this CPU would prefer; with `natural`, only
-/// GHASH runs (POLYVAL and the `ghash` crate's API have the byte-reflected one).
+/// would be caught too. GHASH's long inputs run in the domain asked for (`natural`: its own
+/// bit order; otherwise byte-reflected POLYVAL), whatever this CPU would prefer; with
+/// `natural`, only GHASH runs (POLYVAL and the `ghash` crate's API have the byte-reflected
+/// one).
 fn uhf(target: &str, backend: Backend, natural: bool, plan: &Plan) {
     let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
     let h = rng.block();
-    let mut data = vec![[0u8; 16]; 100];
+    let mut data = vec![[0u8; 16]; 300];
     for blk in &mut data {
         rng.fill(blk);
     }

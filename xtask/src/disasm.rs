@@ -549,13 +549,6 @@ pub const ARGS: &[(&str, Args)] = &[
             secret: &[1, 2],
         },
     ),
-    (
-        "::powers4_natural",
-        Args {
-            public_ptr: &[],
-            secret: &[1, 2],
-        },
-    ),
 ];
 
 /// The argument description of `f` ([`ARGS`], or the default).

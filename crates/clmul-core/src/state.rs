@@ -78,9 +78,9 @@ pub fn pad_block(rest: &[u8]) -> [u8; 16] {
 /// GHASH runs as byte-reflected POLYVAL (RFC 8452, Appendix A): the key is
 /// `mulX_POLYVAL(ByteReverse(H))`, each block is read big-endian instead of little-endian (a free
 /// reinterpretation on the portable path, one byte shuffle in registers on the SIMD paths), and
-/// the result is written big-endian. On the 512-bit backend on Intel's cores it runs in GHASH's
-/// own bit order instead (see `x86::is_intel` and the `avx512` backend's
-/// `GHASH_NATURAL`); the output is the same.
+/// the result is written big-endian. On the 512-bit backend on Intel's cores its long inputs
+/// run in GHASH's own bit order instead (see `x86::is_intel` and the `avx512` backend's
+/// `GHASH_NATURAL`), converted on the way in and out; the output is the same.
 ///
 /// The state has no implicit padding (checked below): every byte is a field written at
 /// construction, so a move never carries stale, possibly key-derived stack bytes along in
@@ -94,7 +94,8 @@ pub struct Hasher<const GHASH: bool> {
     len: AtomicU8,
     /// A backend this CPU runs (the type's proof).
     backend: Available,
-    /// GHASH in its own bit order on the 512-bit backend (see [`Self::natural`]).
+    /// Long GHASH inputs in GHASH's own bit order on the 512-bit backend (the `avx512`
+    /// backend's `GHASH_NATURAL`); the state itself is byte-reflected POLYVAL's either way.
     natural: bool,
     /// Explicit padding to the 16-byte alignment, always zero.
     _pad: [u8; PAD],
@@ -151,8 +152,8 @@ impl<const GHASH: bool> Hasher<GHASH> {
         }
     }
 
-    /// A GHASH state on the 512-bit backend runs in GHASH's natural bit order on Intel's
-    /// cores (see `x86::is_intel`), byte-reflected elsewhere.
+    /// A GHASH state on the 512-bit backend runs its long inputs in GHASH's natural bit order
+    /// on Intel's cores (see `x86::is_intel`), byte-reflected elsewhere.
     #[inline]
     fn build(h: &[u8; 16], backend: Available) -> Self {
         #[cfg(target_arch = "x86_64")]
@@ -162,9 +163,9 @@ impl<const GHASH: bool> Hasher<GHASH> {
         Self::build_in(h, backend, natural)
     }
 
-    /// A GHASH state on the 512-bit backend in the given domain (natural bit order or
-    /// byte-reflected), whatever this CPU prefers: for our tests, benches and fuzzers, so
-    /// that both run here. `None` if this CPU lacks the backend, for POLYVAL, or for another
+    /// A GHASH state on the 512-bit backend whose long inputs run in the given domain
+    /// (natural bit order or byte-reflected), whatever this CPU prefers: for our tests,
+    /// benches and fuzzers, so that both run here. `None` if this CPU lacks the backend, for POLYVAL, or for another
     /// backend with `natural`. Not a stable API.
     #[doc(hidden)]
     pub fn __with_domain(h: &[u8; 16], backend: Backend, natural: bool) -> Option<Self> {
@@ -179,15 +180,8 @@ impl<const GHASH: bool> Hasher<GHASH> {
 
     #[inline(always)]
     fn build_in(h: &[u8; 16], backend: Available, natural: bool) -> Self {
-        // In GHASH's natural bit order the kept powers are GHASH's polynomials: H read
-        // big-endian and bit-reversed.
-        let h = if natural {
-            u128::from_be_bytes(*h).reverse_bits()
-        } else {
-            Self::domain_h(h)
-        };
         Self {
-            small: Small::new(&[h]),
+            small: Small::new(&[Self::domain_h(h)]),
             acc: 0,
             len: AtomicU8::new(1),
             backend,
@@ -254,7 +248,7 @@ impl<const GHASH: bool> Hasher<GHASH> {
             return;
         }
         self.small
-            .set_powers(&powers4(self.backend, self.natural, self.small.get(1)));
+            .set_powers(&powers4(self.backend, self.small.get(1)));
         self.len.store(SMALL as u8, Ordering::Release);
     }
 
@@ -297,20 +291,10 @@ impl<const GHASH: bool> Hasher<GHASH> {
         }
     }
 
-    /// Whether this state runs GHASH in its own, natural bit order (the 512-bit backend on
-    /// Intel's cores): its kept powers are then GHASH's polynomials (whose full bit reversal
-    /// is what the byte-reflected POLYVAL domain holds), and its accumulator is the hash as
-    /// `finalize` gives it, read little-endian (the kernel reverses the bits of each byte on
-    /// the way in and out).
-    #[inline]
-    fn natural(&self) -> bool {
-        self.natural
-    }
-
     /// An accumulator as [`Self::finalize`] gives it.
     #[inline]
     fn bytes_of_acc(&self, a: u128) -> [u8; 16] {
-        if !GHASH || self.natural() {
+        if !GHASH {
             a.to_le_bytes()
         } else {
             a.to_be_bytes()
@@ -320,7 +304,7 @@ impl<const GHASH: bool> Hasher<GHASH> {
     /// An accumulator from [`Self::set_state`]'s form.
     #[inline]
     fn acc_of_bytes(&self, b: &[u8; 16]) -> u128 {
-        if !GHASH || self.natural() {
+        if !GHASH {
             u128::from_le_bytes(*b)
         } else {
             u128::from_be_bytes(*b)
@@ -358,21 +342,16 @@ impl<const GHASH: bool> Hasher<GHASH> {
     }
 }
 
-/// [H, H^2, H^3, H^4] from `h` with `backend`'s multiplies (in GHASH's natural bit order if
-/// `natural`).
-fn powers4(backend: Available, natural: bool, h: u128) -> [u128; 4] {
-    let _ = natural;
+/// [H, H^2, H^3, H^4] from `h` with `backend`'s multiplies.
+fn powers4(backend: Available, h: u128) -> [u128; 4] {
     match backend.get() {
         #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
         // SAFETY: `backend` is an `Available`: the CPU has every feature of this backend's
         // kernels.
         Backend::Pclmul => unsafe { crate::x86::pclmul::powers4(h) },
         #[cfg(target_arch = "x86_64")]
-        // SAFETY: as above; the AVX-512 tier's feature list includes every feature of the
-        // AVX2 tier (`pclmulqdq`, `sse2`, `ssse3`, `avx`, `avx2`, `vpclmulqdq`).
-        Backend::Avx512 if natural => unsafe { crate::x86::avx512::powers4_natural(h) },
-        #[cfg(target_arch = "x86_64")]
-        // SAFETY: as above.
+        // SAFETY: as above; the AVX2 and AVX-512 tiers' feature lists include the PCLMULQDQ
+        // tier's (`pclmulqdq`, `sse2`, `ssse3`).
         Backend::Avx2 | Backend::Avx512 => unsafe { crate::x86::pclmul::powers4(h) },
         #[cfg(all(target_arch = "aarch64", target_endian = "little"))]
         // SAFETY: as above, detection of the PMULL tier's features succeeded.
@@ -384,8 +363,8 @@ fn powers4(backend: Available, natural: bool, h: u128) -> [u128; 4] {
     }
 }
 
-/// Runs the backend's kernel over `blocks` with the kept powers H^1..H^len (in GHASH's natural
-/// bit order if `natural`); the kernel computes and keeps H^2..H^4 if the input is long
+/// Runs the backend's kernel over `blocks` with the kept powers H^1..H^len (long GHASH inputs
+/// in GHASH's natural bit order if `natural`); the kernel computes and keeps H^2..H^4 if the input is long
 /// enough to use them (two blocks, or [`POWERS_FROM`](crate::portable::POWERS_FROM) on the portable backend).
 #[inline(always)]
 fn kernel<const GHASH: bool>(
@@ -400,14 +379,8 @@ fn kernel<const GHASH: bool>(
     #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
     if blocks.len() <= SMALL && backend.get() != Backend::Portable {
         // Up to four blocks run the 128-bit code on every x86 backend (shorter latency than
-        // setting up wide registers), called from here without the wide kernel's entry.
-        #[cfg(target_arch = "x86_64")]
-        if natural && backend.get() == Backend::Avx512 {
-            use crate::x86::avx512::{GHASH_NATURAL, update_short};
-            // SAFETY: `backend` is an `Available` AVX-512 backend: the CPU has every feature
-            // of the AVX-512 tier.
-            return unsafe { update_short::<GHASH_NATURAL>(small, len, acc, blocks) };
-        }
+        // setting up wide registers), called from here without the wide kernel's entry, in
+        // the state's own domain (byte-reflected for GHASH, whatever `natural` says).
         // SAFETY: `backend` is an `Available` x86 backend other than the portable one
         // (PCLMULQDQ, AVX2, AVX-512): the CPU has its features, and each one's feature list
         // includes the PCLMULQDQ tier's (`pclmulqdq`, `sse2`, `ssse3`).

@@ -378,8 +378,9 @@ fn shared_state_clones_and_detached_updates_race() {
     }
 }
 
-/// GHASH on the 512-bit backend in both of its domains (byte-reflected POLYVAL, and GHASH's
-/// own bit order, which runs on Intel's cores), whichever this CPU prefers: every length, split
+/// GHASH on the 512-bit backend with its long inputs in both of its domains (byte-reflected
+/// POLYVAL, and GHASH's own bit order, which runs on Intel's cores from
+/// `avx512::NATURAL_FROM` blocks), whichever this CPU prefers: every length, split
 /// updates, clones at each stage of the kept powers, `set_state`/`finalize` round trips and
 /// `update_detached`, against the portable backend. Hunts a wrong reduction or a domain
 /// conversion missed where the accumulator meets the outside.

@@ -134,30 +134,6 @@ fn ghash_h1(h: &[u8; 16]) -> [u8; 16] {
     clmul_core::soft::mulx(u128::from_be_bytes(*h)).to_ne_bytes()
 }
 
-/// H^1 as a GHASH state in GHASH's natural bit order stores it (the 512-bit backend on
-/// Intel's CPUs): `H` read big-endian and bit-reversed, in native order.
-fn ghash_natural_h1(h: &[u8; 16]) -> [u8; 16] {
-    u128::from_be_bytes(*h).reverse_bits().to_ne_bytes()
-}
-
-/// Whether `clmul_core` runs GHASH on backend `b` in its natural bit order: the 512-bit
-/// backend on Intel's CPUs (CPUID leaf 0 vendor `GenuineIntel`).
-fn natural_ghash(b: Backend) -> bool {
-    #[cfg(target_arch = "x86_64")]
-    {
-        // SAFETY: CPUID is available on every x86_64 CPU; leaf 0 is always valid.
-        #[allow(unused_unsafe)]
-        let leaf0 = unsafe { std::arch::x86_64::__cpuid(0) };
-        let intel = (leaf0.ebx, leaf0.edx, leaf0.ecx) == (0x756e_6547, 0x4965_6e69, 0x6c65_746e);
-        b == Backend::Avx512 && intel
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    {
-        let _ = b;
-        false
-    }
-}
-
 /// H^1 as a POLYVAL key table stores it: the key as a little-endian `u128`, in native order.
 fn polyval_h1(k: &[u8]) -> [u8; 16] {
     u128::from_le_bytes(k[..16].try_into().unwrap()).to_ne_bytes()
@@ -217,11 +193,7 @@ fn hash_states_are_wiped_on_drop() {
                 },
             )
         };
-        let h1 = if natural_ghash(b) {
-            ghash_natural_h1(KEY[..16].try_into().unwrap())
-        } else {
-            ghash_h1(KEY[..16].try_into().unwrap())
-        };
+        let h1 = ghash_h1(KEY[..16].try_into().unwrap());
         check(
             &format!("ghash::GHash/{b:?}"),
             &[&h1],

@@ -40,6 +40,11 @@ use crate::powers::{SMALL, Small};
 /// strides of 16 and two fewer multiplies per call).
 pub(crate) const WIDE_FROM: usize = 256;
 
+/// GHASH inputs of at least this many blocks run in GHASH's natural bit order where the
+/// keyed state asks for it ([`GHASH_NATURAL`]); shorter ones byte-reflected, as do the
+/// state's powers and accumulator.
+pub const NATURAL_FROM: usize = 256;
+
 /// The GF2P8AFFINEQB matrix that reverses the bits of each byte (row `i` picks bit `7 - i`).
 const BITREV_MATRIX: u64 = 0x8040_2010_0804_0201;
 
@@ -292,16 +297,6 @@ crate::target_tier! {
         }
     }
 
-    /// One block as loaded to domain `D` ([`to_domain512`] on 128 bits).
-    #[inline]
-    fn to_domain<const D: u8>(x: __m128i) -> __m128i {
-        match D {
-            GHASH_REFLECTED => _mm_shuffle_epi8(x, pclmul::bswap_mask()),
-            GHASH_NATURAL => bitrev_bytes(x),
-            _ => x,
-        }
-    }
-
     /// [`load_partial`] in the keyed state's domain.
     #[inline]
     fn load_partial_d<const D: u8>(blocks: &[[u8; 16]]) -> __m512i {
@@ -326,37 +321,6 @@ crate::target_tier! {
         let lo = _mm512_xor_si512(lo, _mm512_bslli_epi128::<8>(b));
         let hi = _mm512_xor_si512(hi, _mm512_bsrli_epi128::<8>(b));
         _mm512_xor_si512(lo, _mm512_clmulepi64_epi128::<0x00>(hi, r))
-    }
-
-    /// [`reduce512d`] on one block: `pclmul::reduce` for POLYVAL, the natural-order GHASH
-    /// reduction otherwise.
-    #[inline]
-    fn reduce_d<const D: u8>(acc: pclmul::Acc) -> __m128i {
-        if D != GHASH_NATURAL {
-            return pclmul::reduce(acc);
-        }
-        let mid = _mm_xor_si128(acc.mid, _mm_xor_si128(acc.lo, acc.hi));
-        let lo = _mm_xor_si128(acc.lo, _mm_slli_si128::<8>(mid));
-        let hi = _mm_xor_si128(acc.hi, _mm_srli_si128::<8>(mid));
-        let r = _mm_set1_epi64x(0x87);
-        let b = _mm_clmulepi64_si128::<0x01>(hi, r);
-        let lo = _mm_xor_si128(lo, _mm_slli_si128::<8>(b));
-        let hi = _mm_xor_si128(hi, _mm_srli_si128::<8>(b));
-        _mm_xor_si128(lo, _mm_clmulepi64_si128::<0x00>(hi, r))
-    }
-
-    /// `a * a` in the keyed state's domain, one block ([`pclmul::square_acc`]).
-    #[inline]
-    fn sq_d<const D: u8>(a: __m128i) -> __m128i {
-        reduce_d::<D>(pclmul::square_acc(a))
-    }
-
-    /// `a * b` in the keyed state's domain, one block.
-    #[inline]
-    fn dot_d<const D: u8>(a: __m128i, b: __m128i) -> __m128i {
-        let mut acc = pclmul::acc_zero();
-        pclmul::mul_acc(&mut acc, a, b, _mm_xor_si128(b, _mm_shuffle_epi32::<0x4e>(b)));
-        reduce_d::<D>(acc)
     }
 
     /// `x * h` for every lane (`hx` the middles of `h`), reduced in the state's domain.
@@ -433,48 +397,40 @@ crate::target_tier! {
         y
     }
 
-    /// Up to four blocks on 128-bit multiplies against H^n..H^1 (`pw`, highest first), in the
-    /// state's domain; `y` added to the first block; reduced.
-    #[inline]
-    fn run_xmm<const D: u8>(y: __m128i, blocks: &[[u8; 16]], pw: &[__m128i]) -> __m128i {
-        let mut acc = pclmul::acc_zero();
-        let mut first = y;
-        for (b, &h) in blocks.iter().zip(&pw[pw.len() - blocks.len()..]) {
-            let x = to_domain::<D>(pclmul::load::<false>(b));
-            let x = _mm_xor_si128(x, first);
-            first = _mm_setzero_si128();
-            pclmul::mul_acc(&mut acc, x, h, pclmul::middle(h));
-        }
-        reduce_d::<D>(acc)
-    }
-
     /// Absorbs `blocks` into `acc` with a keyed state's powers H^1..H^len (`len` 1 or 4): up
-    /// to four blocks with 128-bit multiplies (shorter latency: [`update_short`] in GHASH's
-    /// natural bit order, the PCLMULQDQ backend's [`pclmul::update_short`] in the other
-    /// domains, where a short message spends no time setting up 512-bit registers); longer
-    /// inputs against powers computed in registers
-    /// for the call from H^4..H^1 (kept, or computed and kept first: [`pclmul::kept4`]), in
-    /// doubling rounds (each new register of four powers one multiply): up to 31 blocks in
-    /// strides of 8 (H^8..H^5, one multiply), up to 255 in strides of 16 (H^16..H^9, two
-    /// more), longer ones in strides of 32 (H^32..H^17, four more).
+    /// to four blocks with 128-bit multiplies ([`pclmul::update_short`]: shorter latency, no
+    /// time spent setting up 512-bit registers); longer inputs against powers computed in
+    /// registers for the call from H^4..H^1 (kept, or computed and kept first:
+    /// [`pclmul::kept4`]), in doubling rounds (each new register of four powers one
+    /// multiply): up to 31 blocks in strides of 8 (H^8..H^5, one multiply), up to 255 in
+    /// strides of 16 (H^16..H^9, two more), longer ones in strides of 32 (H^32..H^17, four
+    /// more).
     ///
-    /// `D` is the state's domain. In [`GHASH_NATURAL`] the blocks, the kept powers and the
-    /// running hash are GHASH's polynomials in natural bit order (see [`bitrev_bytes512`]), and
-    /// `acc` holds the hash as its bytes are output (each byte's bits reversed once more), so
-    /// that the keyed state reads and writes it as plain bytes.
+    /// `D` is the domain the strides run in. The state (its kept powers and `acc`) is always
+    /// POLYVAL's, or for GHASH byte-reflected POLYVAL's; with [`GHASH_NATURAL`] an input of
+    /// [`NATURAL_FROM`] blocks or more runs in GHASH's own bit order, its powers and running
+    /// hash converted on the way in and out ([`to_natural`], [`power_to_natural`]), and a
+    /// shorter one byte-reflected.
     pub fn update_small<const D: u8>(small: &mut Small, len: &mut u8, acc: &mut u128, blocks: &[[u8; 16]]) {
         let n = blocks.len();
         if n <= SMALL {
-            return match D {
-                GHASH_NATURAL => update_short::<D>(small, len, acc, blocks),
-                GHASH_REFLECTED => pclmul::update_short::<true>(small, len, acc, blocks),
-                _ => pclmul::update_short::<false>(small, len, acc, blocks),
+            return if D == POLYVAL {
+                pclmul::update_short::<false>(small, len, acc, blocks)
+            } else {
+                pclmul::update_short::<true>(small, len, acc, blocks)
             };
         }
+        if D == GHASH_NATURAL && n < NATURAL_FROM {
+            return update_small::<GHASH_REFLECTED>(small, len, acc, blocks);
+        }
         let y = pclmul::load_state(acc);
-        let mut y = if D == GHASH_NATURAL { bitrev_bytes(y) } else { y };
-        let kept = pclmul::kept4(small, len, |a, b| dot_d::<D>(a, b), |a| sq_d::<D>(a));
-        let r8 = doubled::<D, 1, 2>(&[quad(&kept)]);
+        let kept = pclmul::kept4(small, len, |a, b| pclmul::dot(a, b), |a| pclmul::square(a));
+        let (mut y, r4) = if D == GHASH_NATURAL {
+            (to_natural(y), power_to_natural(quad(&kept)))
+        } else {
+            (y, quad(&kept))
+        };
+        let r8 = doubled::<D, 1, 2>(&[r4]);
         y = if n < 32 {
             strides_regs::<D, 2, 8>(y, blocks, &r8)
         } else {
@@ -485,39 +441,34 @@ crate::target_tier! {
                 strides_regs::<D, 8, 32>(y, blocks, &doubled::<D, 4, 8>(&r16))
             }
         };
-        pclmul::store_u128(acc, if D == GHASH_NATURAL { bitrev_bytes(y) } else { y });
+        pclmul::store_u128(acc, if D == GHASH_NATURAL { to_natural(y) } else { y });
     }
 
-    /// Absorbs up to four blocks into `acc` in the keyed state's domain `D` with 128-bit
-    /// multiplies against the kept powers they use (H^2..H^4 computed and kept first if the
-    /// state holds H alone and the input has two blocks or more): GHASH in natural bit order's
-    /// short inputs, called straight from the keyed state as [`pclmul::update_short`] is for
-    /// the other domains, without the wide strides' stack frame (a one-block GHASH on Emerald
-    /// Rapids took 2.6 times our POLYVAL's time through [`update_small`]). A longer input goes
-    /// to [`update_small`].
-    pub fn update_short<const D: u8>(small: &mut Small, len: &mut u8, acc: &mut u128, blocks: &[[u8; 16]]) {
-        if blocks.len() > SMALL {
-            return update_small::<D>(small, len, acc, blocks);
-        }
-        let y = pclmul::load_state(acc);
-        let y = if D == GHASH_NATURAL { bitrev_bytes(y) } else { y };
-        let y = if blocks.len() <= 1 || usize::from(*len) >= SMALL {
-            // The kept powers this input uses, read as their halves ([`pclmul::short_kept`]:
-            // two shuffles a block fewer than packing each power and making its middle, on the
-            // port of `pclmulqdq`; a clone of a natural GHASH state hashing 64 bytes on an
-            // AVX-512 Xeon, 28.9 -> 22.7 ns, as fast as the byte-reflected domain).
-            pclmul::short_kept(y, blocks, small, |b| to_domain::<D>(pclmul::load::<false>(b)), |acc| reduce_d::<D>(acc))
-        } else {
-            // Two to four blocks, H alone kept: H^2..H^4 computed and kept first.
-            run_xmm::<D>(y, blocks, &pclmul::kept4(small, len, |a, b| dot_d::<D>(a, b), |a| sq_d::<D>(a)))
-        };
-        pclmul::store_u128(acc, if D == GHASH_NATURAL { bitrev_bytes(y) } else { y });
-    }
-
-    /// [H, H^2, H^3, H^4] in GHASH's natural bit order, from `h` (H in natural order).
+    /// A hash value between byte-reflected POLYVAL's domain and GHASH's natural bit order, either
+    /// way: the full reversal of its 128 bits (each byte's bits, then the bytes). A block `b`
+    /// is `u128::from_be_bytes(b)` in the one and that value's `reverse_bits` in the other.
     #[inline]
-    pub fn powers4_natural(h: u128) -> [u128; 4] {
-        pclmul::powers_u128(pclmul::ladder4(pclmul::from_u128(h), |a, b| dot_d::<GHASH_NATURAL>(a, b), |a| sq_d::<GHASH_NATURAL>(a)))
+    fn to_natural(v: __m128i) -> __m128i {
+        bitrev_bytes(_mm_shuffle_epi8(v, pclmul::bswap_mask()))
+    }
+
+    /// Four powers of H (one per lane) from byte-reflected POLYVAL's domain to GHASH's natural
+    /// bit order. Byte-reflected POLYVAL keys GHASH by `mulX_POLYVAL(ByteReverse(H))` (RFC 8452,
+    /// Appendix A), and each of its powers of that key is the same image of H^k (the identity
+    /// holds for every key, H^k's included). Back from it: divide by x modulo POLYVAL's
+    /// polynomial, then reverse the bits, which is the reversal followed by a multiply by x
+    /// modulo GHASH's: `N = (R << 1) ^ (0x87 if bit 127 of R)`, `R` the reversed value.
+    #[inline]
+    fn power_to_natural(v: __m512i) -> __m512i {
+        let r = bitrev_bytes512(_mm512_shuffle_epi8(v, bswap_mask512()));
+        // Each word's top bit, moved to the other word of its lane: the low word's carries
+        // into the high word (1), the high word's (bit 127) folds back as 0x87.
+        let top = swap_halves(_mm512_srli_epi64::<63>(r));
+        let fold = _mm512_and_si512(
+            _mm512_sub_epi64(_mm512_setzero_si512(), top),
+            _mm512_set_epi64(1, 0x87, 1, 0x87, 1, 0x87, 1, 0x87),
+        );
+        _mm512_xor_si512(_mm512_slli_epi64::<1>(r), fold)
     }
 
 }

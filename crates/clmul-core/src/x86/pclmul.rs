@@ -283,20 +283,12 @@ crate::target_tier! {
         (pw, pw.map(|h| middle(h)))
     }
 
-    /// Hashes `N` blocks (1 to 4) against the kept H^N..H^1, `y` added to the first, each
-    /// block read by `load` (the domain's: [`load`], or the AVX-512 backend's bit reversal for
-    /// GHASH in natural order) and the sum reduced by `reduce` (the domain's).
+    /// Hashes `N` blocks (1 to 4) against the kept H^N..H^1, `y` added to the first; reduced.
     #[inline]
-    fn run_kept<const N: usize>(
-        y: __m128i,
-        blocks: [&[u8; 16]; N],
-        small: &mut Small,
-        load: impl Fn(&[u8; 16]) -> __m128i,
-        reduce: impl Fn(Acc) -> __m128i,
-    ) -> __m128i {
+    fn run_kept<const GHASH: bool, const N: usize>(y: __m128i, blocks: &[[u8; 16]; N], small: &mut Small) -> __m128i {
         let mut sum = acc_zero();
         for (i, b) in blocks.iter().enumerate() {
-            let x = load(b);
+            let x = load::<GHASH>(b);
             let x = if i == 0 { _mm_xor_si128(x, y) } else { x };
             let (lo, hi) = load_kept_halves(small, N - i);
             // `lo * lo`, `hi * hi` and the middle with each half of the power in the low
@@ -311,22 +303,20 @@ crate::target_tier! {
 
     /// Hashes up to four blocks against the kept powers they use, H^n..H^1 (which the state
     /// must hold: one block, or `len` of 4), `y` added to the first; reduced. Straight-line code
-    /// per length ([`run_kept`], with the domain's `load` and `reduce`): the powers are read as
-    /// their halves, with no shuffle to pack a power or make its middle.
+    /// per length ([`run_kept`]): the powers are read as their halves, with no shuffle to pack
+    /// a power or make its middle.
     #[inline]
-    pub fn short_kept(
-        y: __m128i,
-        blocks: &[[u8; 16]],
-        small: &mut Small,
-        load: impl Fn(&[u8; 16]) -> __m128i,
-        reduce: impl Fn(Acc) -> __m128i,
-    ) -> __m128i {
-        match blocks {
-            [a] => run_kept::<1>(y, [a], small, load, reduce),
-            [a, b] => run_kept::<2>(y, [a, b], small, load, reduce),
-            [a, b, c] => run_kept::<3>(y, [a, b, c], small, load, reduce),
-            [a, b, c, d] => run_kept::<4>(y, [a, b, c, d], small, load, reduce),
-            _ => y,
+    fn short_kept<const GHASH: bool>(y: __m128i, blocks: &[[u8; 16]], small: &mut Small) -> __m128i {
+        if let Ok(b) = <&[[u8; 16]; 1]>::try_from(blocks) {
+            run_kept::<GHASH, 1>(y, b, small)
+        } else if let Ok(b) = <&[[u8; 16]; 2]>::try_from(blocks) {
+            run_kept::<GHASH, 2>(y, b, small)
+        } else if let Ok(b) = <&[[u8; 16]; 3]>::try_from(blocks) {
+            run_kept::<GHASH, 3>(y, b, small)
+        } else if let Ok(b) = <&[[u8; 16]; 4]>::try_from(blocks) {
+            run_kept::<GHASH, 4>(y, b, small)
+        } else {
+            y
         }
     }
 
@@ -354,7 +344,7 @@ crate::target_tier! {
         let y = load_state(acc);
         let y = if blocks.len() <= 1 || usize::from(*len) >= SMALL {
             // The kept powers this input uses, H^n..H^1.
-            short_kept(y, blocks, small, |b| load::<GHASH>(b), |acc| reduce(acc))
+            short_kept::<GHASH>(y, blocks, small)
         } else {
             // Two to four blocks, H alone kept: H^2..H^4 computed and kept first.
             let kept = kept4(small, len, |a, b| dot(a, b), |a| square(a));
