@@ -79,20 +79,18 @@ macro_rules! pmull_tier {
                 acc.mid = veorq_u64(acc.mid, clmul_lo(xx, hx));
             }
 
-            /// Karatsuba fix-up and Montgomery reduction.
+            /// Karatsuba fix-up and Montgomery reduction: the product
+            /// `hi * x^128 + mid * x^64 + lo` (`mid` once fixed up) times `x^-128` is
+            /// `hi + fold(mid + fold(lo))`, with `fold(v) = swap(v) + lo64(v) * P1` (times `x^-64`):
+            /// the first fold on the low product alone, beside the middle's fix-up, and no
+            /// `ext` to split the middle across the other two.
             #[inline]
             pub fn reduce(acc: Acc) -> uint64x2_t {
-                let zero = vdupq_n_u64(0);
                 let k = vdupq_n_u64(0xc200_0000_0000_0000);
-                // The first fold reads only the lowest word, which the middle term does not reach: it
-                // starts on the low product itself, beside the Karatsuba fix-up.
                 let t = clmul_lo(acc.lo, k);
-                let mid = veorq_u64(acc.mid, veorq_u64(acc.lo, acc.hi));
-                let lo = veorq_u64(acc.lo, vextq_u64::<1>(zero, mid));
-                let hi = veorq_u64(acc.hi, vextq_u64::<1>(mid, zero));
-                let lo = veorq_u64(swap(lo), t);
-                let lo = veorq_u64(swap(lo), clmul_lo(lo, k));
-                veorq_u64(hi, lo)
+                let mid = veorq_u64(veorq_u64(acc.mid, acc.hi), veorq_u64(acc.lo, swap(acc.lo)));
+                let mid = veorq_u64(mid, t);
+                veorq_u64(acc.hi, veorq_u64(swap(mid), clmul_lo(mid, k)))
             }
 
             /// Hashes `blocks` against the powers in registers (`pw.len() == blocks.len()`, `px` their

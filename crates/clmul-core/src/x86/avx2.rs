@@ -33,19 +33,16 @@ crate::target_tier! {
         _mm256_shuffle_epi32::<0x4e>(v)
     }
 
-    /// Lane-parallel Karatsuba fix-up and Montgomery reduction.
+    /// Lane-parallel Karatsuba fix-up and Montgomery reduction: `hi + fold(mid + fold(lo))`
+    /// per lane, as `pclmul::reduce`.
     #[inline]
     pub fn reduce256(lo: __m256i, mid: __m256i, hi: __m256i) -> __m256i {
         let k = _mm256_set1_epi64x(0xc200_0000_0000_0000_u64 as i64);
-        // The first fold reads only each lane's lowest word, which the middle term does not
-        // reach (see `pclmul::reduce`).
         let t = _mm256_clmulepi64_epi128::<0x00>(lo, k);
-        let mid = _mm256_xor_si256(mid, _mm256_xor_si256(lo, hi));
-        let lo = _mm256_xor_si256(lo, _mm256_bslli_epi128::<8>(mid));
-        let hi = _mm256_xor_si256(hi, _mm256_bsrli_epi128::<8>(mid));
-        let lo = _mm256_xor_si256(swap_halves(lo), t);
-        let t = _mm256_clmulepi64_epi128::<0x00>(lo, k);
-        _mm256_xor_si256(hi, _mm256_xor_si256(swap_halves(lo), t))
+        let mid = _mm256_xor_si256(_mm256_xor_si256(mid, hi), _mm256_xor_si256(lo, swap_halves(lo)));
+        let mid = _mm256_xor_si256(mid, t);
+        let t = _mm256_clmulepi64_epi128::<0x00>(mid, k);
+        _mm256_xor_si256(hi, _mm256_xor_si256(swap_halves(mid), t))
     }
 
     /// `acc += x * h` (unreduced, lane by lane).

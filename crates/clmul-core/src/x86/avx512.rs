@@ -127,19 +127,15 @@ crate::target_tier! {
         _mm512_xor_si512(a, _mm512_xor_si512(b, c))
     }
 
-    /// Lane-parallel Karatsuba fix-up and Montgomery reduction.
+    /// Lane-parallel Karatsuba fix-up and Montgomery reduction: `hi + fold(mid + fold(lo))`
+    /// per lane, as `pclmul::reduce`.
     #[inline]
     pub fn reduce512(lo: __m512i, mid: __m512i, hi: __m512i) -> __m512i {
         let k = _mm512_set1_epi64(0xc200_0000_0000_0000_u64 as i64);
-        // The first fold reads only each lane's lowest word, which the middle term does not
-        // reach (see `pclmul::reduce`).
         let t = _mm512_clmulepi64_epi128::<0x00>(lo, k);
-        let mid = xor3(mid, lo, hi);
-        let lo = _mm512_xor_si512(lo, _mm512_bslli_epi128::<8>(mid));
-        let hi = _mm512_xor_si512(hi, _mm512_bsrli_epi128::<8>(mid));
-        let lo = _mm512_xor_si512(swap_halves(lo), t);
-        let t = _mm512_clmulepi64_epi128::<0x00>(lo, k);
-        xor3(hi, swap_halves(lo), t)
+        let mid = xor3(mid, hi, xor3(lo, swap_halves(lo), t));
+        let t = _mm512_clmulepi64_epi128::<0x00>(mid, k);
+        xor3(hi, swap_halves(mid), t)
     }
 
     /// XOR of the four 128-bit lanes.
