@@ -21,7 +21,10 @@
 //!    check; the x86 dispatch ladder under QEMU; Miri and the other rows run in the full
 //!    `cargo xtask cross-test` only).
 //!
-//! Step 0 also runs clippy over the two crates with their own workspaces, `ct/` and `fuzz/`.
+//! Step 0 also runs clippy over the two crates with their own workspaces, `ct/` and `fuzz/`,
+//! and builds the four libraries of both workspaces for `thumbv6m-none-eabi` and
+//! `wasm32-unknown-unknown` without their default features (no `std`), as the published
+//! crates build.
 
 use std::{path::Path, process::Command};
 
@@ -160,6 +163,7 @@ pub fn run_local(steps: &Steps) -> Result<(), String> {
     ])
     .env("RUSTDOCFLAGS", "-D warnings");
     status("cargo doc (aead-0.5)", &mut d)?;
+    no_std_builds(steps, &root, &target)?;
 
     // 1. The tests.
     status(
@@ -215,6 +219,46 @@ pub fn run_local(steps: &Steps) -> Result<(), String> {
         timed("cargo xtask ct --quick", || crate::ct::run_with(&opts))?;
         discard(steps, &crate::ct::build_dir(&root));
     }
+    Ok(())
+}
+
+/// Targets without `std` that the published crates build for with their default features off:
+/// a 32-bit Cortex-M0 (atomic loads and stores only, no compare-and-swap) and WebAssembly.
+const NO_STD_TARGETS: [&str; 2] = ["thumbv6m-none-eabi", "wasm32-unknown-unknown"];
+
+/// Step 0's build check of the four libraries of both workspaces on [`NO_STD_TARGETS`]
+/// (`--no-default-features`, with the `aes` aliases for the AEADs), where a user patching us
+/// in must still build; the targets' standard libraries are installed with `rustup` first.
+fn no_std_builds(steps: &Steps, root: &Path, target: &Path) -> Result<(), String> {
+    status(
+        "rustup target add (no_std targets)",
+        Command::new("rustup")
+            .args(["target", "add"])
+            .args(NO_STD_TARGETS),
+    )?;
+    let dir = target.join("no-std");
+    for t in NO_STD_TARGETS {
+        for (krate, aes) in [
+            ("crates/polyval", false),
+            ("crates/ghash", false),
+            ("crates/gcm", true),
+            ("crates/gcm-siv", true),
+            ("aead-0.5/polyval", false),
+            ("aead-0.5/ghash", false),
+            ("aead-0.5/aes-gcm", true),
+            ("aead-0.5/aes-gcm-siv", true),
+        ] {
+            let mut c = cargo(root, &["build", "--target", t, "--no-default-features"]);
+            c.arg("--manifest-path")
+                .arg(root.join(krate).join("Cargo.toml"))
+                .env("CARGO_TARGET_DIR", &dir);
+            if aes {
+                c.args(["--features", "aes"]);
+            }
+            status(&format!("cargo build --target {t} ({krate})"), &mut c)?;
+        }
+    }
+    discard(steps, &dir);
     Ok(())
 }
 
