@@ -73,8 +73,8 @@ pub struct Plan {
 }
 
 /// Every stride of the hash kernels (1, 4, 8, 16, 32 blocks) and the tails around it, so that
-/// each kernel's wide loop, partial groups and single-block path run, and GHASH's inputs on
-/// both sides of the 512-bit backend's switch to its natural bit order (256 blocks); AES-GCM messages that
+/// each kernel's wide loop, partial groups and single-block path run, and the 512-bit backend's
+/// switch to strides of 32 (256 blocks); AES-GCM messages that
 /// are empty, partial blocks, the 8-, 16- and 32-block iterations with their tails, and long
 /// enough (> 3 x 512 bytes) for the VAES-512 engine's lagged hashing to reach its steady state.
 /// AES-GCM-SIV switches paths on the sum of the associated data and message lengths
@@ -165,11 +165,6 @@ fn targets(quick: bool) -> Vec<String> {
     let mut v: Vec<String> = Vec::new();
     for b in Backend::available() {
         v.push(format!("uhf-{}", b.name()));
-        // GHASH in its own bit order, where the backend has it (dispatch picks it only on
-        // some CPUs; it runs here whenever the CPU can).
-        if clmul_core::Ghash::__with_domain(&[0; 16], b, true).is_some() {
-            v.push(format!("uhf-{}-natural", b.name()));
-        }
     }
     v.extend(Backend::available().map(|b| format!("gcm-generic-{}", b.name())));
     v.extend(
@@ -239,17 +234,10 @@ fn run(target: &str, plan: &Plan) -> bool {
         return true;
     }
     let mode = if let Some(b) = target.strip_prefix("uhf-") {
-        let (b, natural) = match b.strip_suffix("-natural") {
-            Some(b) => (b, true),
-            None => (b, false),
-        };
         let Some(b) = backend_named(b) else {
             return false;
         };
-        if clmul_core::Ghash::__with_domain(&[0; 16], b, natural).is_none() {
-            return false;
-        }
-        uhf(target, b, natural, plan);
+        uhf(target, b, plan);
         return true;
     } else if let Some(b) = target.strip_prefix("gcm-generic-") {
         match backend_named(b) {
@@ -317,11 +305,8 @@ impl Rng {
 /// padded updates of every partial length, and finalisation, with key and data secret. Each
 /// output must carry the secret marking; it is then declassified and checked against the
 /// portable backend on the same (unmarked) inputs, so a kernel that silently did nothing
-/// would be caught too. GHASH's long inputs run in the domain asked for (`natural`: its own
-/// bit order; otherwise byte-reflected POLYVAL), whatever this CPU would prefer; with
-/// `natural`, only GHASH runs (POLYVAL and the `ghash` crate's API have the byte-reflected
-/// one).
-fn uhf(target: &str, backend: Backend, natural: bool, plan: &Plan) {
+/// would be caught too.
+fn uhf(target: &str, backend: Backend, plan: &Plan) {
     let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
     let h = rng.block();
     let mut data = vec![[0u8; 16]; 300];
@@ -381,17 +366,12 @@ fn uhf(target: &str, backend: Backend, natural: bool, plan: &Plan) {
             });
         }};
     }
-    if !natural {
-        hasher!(clmul_core::Polyval, "polyval", |k: &[u8; 16]| {
-            clmul_core::Polyval::with_backend(k, backend)
-        });
-    }
-    hasher!(clmul_core::Ghash, "ghash", |k: &[u8; 16]| {
-        clmul_core::Ghash::__with_domain(k, backend, natural)
+    hasher!(clmul_core::Polyval, "polyval", |k: &[u8; 16]| {
+        clmul_core::Polyval::with_backend(k, backend)
     });
-    if natural {
-        return;
-    }
+    hasher!(clmul_core::Ghash, "ghash", |k: &[u8; 16]| {
+        clmul_core::Ghash::with_backend(k, backend)
+    });
 
     // The public `ghash` API on this backend (`UniversalHash::update_padded` / `finalize`).
     op(target, "ghash-crate-update_padded", || {

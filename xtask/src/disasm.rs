@@ -339,10 +339,6 @@ pub const KERNELS: &[Kernel] = &[
         groups: &[GHASH_AVX512],
     },
     Kernel {
-        target: "uhf-avx512-natural",
-        groups: &[GHASH_AVX512],
-    },
-    Kernel {
         target: "gcm-generic-portable",
         groups: &[GHASH_PORTABLE],
     },

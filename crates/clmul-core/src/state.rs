@@ -78,9 +78,7 @@ pub fn pad_block(rest: &[u8]) -> [u8; 16] {
 /// GHASH runs as byte-reflected POLYVAL (RFC 8452, Appendix A): the key is
 /// `mulX_POLYVAL(ByteReverse(H))`, each block is read big-endian instead of little-endian (a free
 /// reinterpretation on the portable path, one byte shuffle in registers on the SIMD paths), and
-/// the result is written big-endian. On the 512-bit backend on Intel's cores its long inputs
-/// run in GHASH's own bit order instead (see `x86::is_intel` and the `avx512` backend's
-/// `GHASH_NATURAL`), converted on the way in and out; the output is the same.
+/// the result is written big-endian.
 ///
 /// The state has no implicit padding (checked below): every byte is a field written at
 /// construction, so a move never carries stale, possibly key-derived stack bytes along in
@@ -94,20 +92,17 @@ pub struct Hasher<const GHASH: bool> {
     len: AtomicU8,
     /// A backend this CPU runs (the type's proof).
     backend: Available,
-    /// Long GHASH inputs in GHASH's own bit order on the 512-bit backend (the `avx512`
-    /// backend's `GHASH_NATURAL`); the state itself is byte-reflected POLYVAL's either way.
-    natural: bool,
     /// Explicit padding to the 16-byte alignment, always zero.
     _pad: [u8; PAD],
 }
 
 /// The explicit padding after the one-byte fields (`Backend` is one byte, or none on targets
 /// where the portable backend is its only variant).
-const PAD: usize = 14 - core::mem::size_of::<Backend>();
+const PAD: usize = 15 - core::mem::size_of::<Backend>();
 
 const _: () = assert!(
     core::mem::size_of::<Hasher<false>>()
-        == core::mem::size_of::<Small>() + 16 + 2 + core::mem::size_of::<Backend>() + PAD
+        == core::mem::size_of::<Small>() + 16 + 1 + core::mem::size_of::<Backend>() + PAD
 );
 
 /// A keyed POLYVAL state.
@@ -152,40 +147,14 @@ impl<const GHASH: bool> Hasher<GHASH> {
         }
     }
 
-    /// A GHASH state on the 512-bit backend runs its long inputs in GHASH's natural bit order
-    /// on Intel's cores (see `x86::is_intel`), byte-reflected elsewhere.
-    #[inline]
-    fn build(h: &[u8; 16], backend: Available) -> Self {
-        #[cfg(target_arch = "x86_64")]
-        let natural = GHASH && backend.get() == Backend::Avx512 && crate::x86::is_intel();
-        #[cfg(not(target_arch = "x86_64"))]
-        let natural = false;
-        Self::build_in(h, backend, natural)
-    }
-
-    /// A GHASH state on the 512-bit backend whose long inputs run in the given domain
-    /// (natural bit order or byte-reflected), whatever this CPU prefers: for our tests,
-    /// benches and fuzzers, so that both run here. `None` if this CPU lacks the backend, for POLYVAL, or for another
-    /// backend with `natural`. Not a stable API.
-    #[doc(hidden)]
-    pub fn __with_domain(h: &[u8; 16], backend: Backend, natural: bool) -> Option<Self> {
-        #[cfg(target_arch = "x86_64")]
-        let ok = !natural || (GHASH && backend == Backend::Avx512);
-        #[cfg(not(target_arch = "x86_64"))]
-        let ok = !natural;
-        Available::new(backend)
-            .filter(|_| ok)
-            .map(|b| Self::build_in(h, b, natural))
-    }
-
+    /// A state for `h` on `backend`, holding H alone.
     #[inline(always)]
-    fn build_in(h: &[u8; 16], backend: Available, natural: bool) -> Self {
+    fn build(h: &[u8; 16], backend: Available) -> Self {
         Self {
             small: Small::new(&[Self::domain_h(h)]),
             acc: 0,
             len: AtomicU8::new(1),
             backend,
-            natural,
             _pad: [0; PAD],
         }
     }
@@ -204,7 +173,6 @@ impl<const GHASH: bool> Hasher<GHASH> {
         }
         kernel::<GHASH>(
             self.backend,
-            self.natural,
             &mut self.small,
             self.len.get_mut(),
             &mut self.acc,
@@ -227,7 +195,6 @@ impl<const GHASH: bool> Hasher<GHASH> {
             acc: self.acc,
             len: AtomicU8::new(len),
             backend: self.backend,
-            natural: self.natural,
             _pad: [0; PAD],
         }
     }
@@ -266,14 +233,7 @@ impl<const GHASH: bool> Hasher<GHASH> {
             // The kernel gets a copy of the powers, which it holds exclusively.
             let mut len = self.len.load(Ordering::Acquire);
             let mut small = self.small.copy();
-            kernel::<GHASH>(
-                self.backend,
-                self.natural,
-                &mut small,
-                &mut len,
-                &mut a,
-                blocks,
-            );
+            kernel::<GHASH>(self.backend, &mut small, &mut len, &mut a, blocks);
         }
         *acc = self.bytes_of_acc(a);
     }
@@ -363,24 +323,20 @@ fn powers4(backend: Available, h: u128) -> [u128; 4] {
     }
 }
 
-/// Runs the backend's kernel over `blocks` with the kept powers H^1..H^len (long GHASH inputs
-/// in GHASH's natural bit order if `natural`); the kernel computes and keeps H^2..H^4 if the input is long
+/// Runs the backend's kernel over `blocks` with the kept powers H^1..H^len; the kernel computes and keeps H^2..H^4 if the input is long
 /// enough to use them (two blocks, or [`POWERS_FROM`](crate::portable::POWERS_FROM) on the portable backend).
 #[inline(always)]
 fn kernel<const GHASH: bool>(
     backend: Available,
-    natural: bool,
     small: &mut Small,
     len: &mut u8,
     acc: &mut u128,
     blocks: &[[u8; 16]],
 ) {
-    let _ = natural;
     #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
     if blocks.len() <= SMALL && backend.get() != Backend::Portable {
         // Up to four blocks run the 128-bit code on every x86 backend (shorter latency than
-        // setting up wide registers), called from here without the wide kernel's entry, in
-        // the state's own domain (byte-reflected for GHASH, whatever `natural` says).
+        // setting up wide registers), called from here without the wide kernel's entry.
         // SAFETY: `backend` is an `Available` x86 backend other than the portable one
         // (PCLMULQDQ, AVX2, AVX-512): the CPU has its features, and each one's feature list
         // includes the PCLMULQDQ tier's (`pclmulqdq`, `sse2`, `ssse3`).
@@ -402,12 +358,7 @@ fn kernel<const GHASH: bool>(
         #[cfg(target_arch = "x86_64")]
         // SAFETY: as above, detection of the AVX-512 tier's features succeeded.
         Backend::Avx512 => unsafe {
-            use crate::x86::avx512::{GHASH_NATURAL, GHASH_REFLECTED, POLYVAL, update_small};
-            match (GHASH, natural) {
-                (_, true) => update_small::<GHASH_NATURAL>(small, len, acc, blocks),
-                (true, false) => update_small::<GHASH_REFLECTED>(small, len, acc, blocks),
-                (false, false) => update_small::<POLYVAL>(small, len, acc, blocks),
-            }
+            crate::x86::avx512::update_small::<GHASH>(small, len, acc, blocks)
         },
         #[cfg(all(target_arch = "aarch64", target_endian = "little"))]
         // SAFETY: as above, detection of the PMULL tier's features succeeded.
@@ -433,7 +384,6 @@ impl<const GHASH: bool> Clone for Hasher<GHASH> {
             acc: self.acc,
             len: AtomicU8::new(SMALL as u8),
             backend: self.backend,
-            natural: self.natural,
             _pad: [0; PAD],
         }
     }

@@ -6,10 +6,7 @@
 //! `GHASH(H, X) = ByteReverse(POLYVAL(mulX_POLYVAL(ByteReverse(H)), ByteReverse(X_1), ...))`.
 //! The byte reversal of each block is folded into the backend's load (a byte shuffle in a
 //! register, or a big-endian read on the portable path), so no block is copied or reversed in
-//! memory, and GHASH runs on the same wide kernels as our `polyval`. On Intel's AVX-512 cores
-//! the 512-bit backend instead runs GHASH in its own bit order (each byte's bits reversed by
-//! GF2P8AFFINEQB, reduction modulo `x^128 + x^7 + x^2 + x + 1`), which keeps the byte shuffle
-//! off the port that the carry-less multiplies need.
+//! memory, and GHASH runs on the same wide kernels as our `polyval`.
 //!
 //! Backend selection (run time, once per key; `--cfg polyval_backend="soft"` forces the portable
 //! backend) and the constant-time guarantees are those of our `polyval`.

@@ -6,7 +6,7 @@
 //!
 //! | backend | target | selected when |
 //! |---|---|---|
-//! | VPCLMULQDQ, 512-bit | x86_64 | the CPU has `vpclmulqdq`, `avx512f`, `avx512bw`, `avx512vl`, `gfni` |
+//! | VPCLMULQDQ, 512-bit | x86_64 | the CPU has `vpclmulqdq`, `avx512f`, `avx512bw`, `avx512vl` |
 //! | VPCLMULQDQ, 256-bit | x86_64 | the CPU has `vpclmulqdq` and `avx2` |
 //! | PCLMULQDQ | x86, x86_64 | the CPU has `pclmulqdq` and `ssse3` |
 //! | PMULL | aarch64 | the CPU has `aes` (PMULL) |

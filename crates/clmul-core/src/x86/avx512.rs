@@ -40,29 +40,10 @@ use crate::powers::{SMALL, Small};
 /// strides of 16 and two fewer multiplies per call).
 pub(crate) const WIDE_FROM: usize = 256;
 
-/// GHASH inputs of at least this many blocks run in GHASH's natural bit order where the
-/// keyed state asks for it ([`GHASH_NATURAL`]); shorter ones byte-reflected, as do the
-/// state's powers and accumulator.
-pub const NATURAL_FROM: usize = 256;
-
-/// The GF2P8AFFINEQB matrix that reverses the bits of each byte (row `i` picks bit `7 - i`).
-const BITREV_MATRIX: u64 = 0x8040_2010_0804_0201;
-
-/// A keyed state's domain (the `D` of [`update_small`]): POLYVAL, blocks as they are and
-/// Montgomery reduction.
-pub const POLYVAL: u8 = 0;
-/// GHASH as byte-reflected POLYVAL (RFC 8452, Appendix A): blocks byte-reversed (`vpshufb`),
-/// POLYVAL's reduction. What every other backend runs.
-pub const GHASH_REFLECTED: u8 = 1;
-/// GHASH in its own bit order: each byte's bits reversed (GF2P8AFFINEQB, which Intel's cores
-/// run on port 0 while `vpshufb` competes with `vpclmulqdq` for port 5), reduction modulo
-/// `x^128 + x^7 + x^2 + x + 1`.
-pub const GHASH_NATURAL: u8 = 2;
-
 crate::target_tier! {
     detect cpuid = [
         "pclmulqdq", "sse2", "ssse3", "avx", "avx2",
-        "vpclmulqdq", "avx512f", "avx512bw", "avx512vl", "gfni"
+        "vpclmulqdq", "avx512f", "avx512bw", "avx512vl"
     ];
 
     /// The byte-reversal shuffle, in every lane.
@@ -162,20 +143,18 @@ crate::target_tier! {
         acc[2] = _mm512_xor_si512(acc[2], _mm512_clmulepi64_epi128::<0x11>(x, h));
     }
 
-    /// `acc += X1 * h1 + X2 * h2` for the eight blocks at `p` (`X1` the first four, in domain
-    /// `D`), with their Karatsuba middles made by loads instead of a shuffle: loads 8 bytes
+    /// `acc += X1 * h1 + X2 * h2` for the eight blocks at `p` (`X1` the first four, in the
+    /// state's domain), with their Karatsuba middles made by loads instead of a shuffle: loads 8 bytes
     /// off put each block's high word beside its low word (`X1`'s in the even words, `X2`'s
     /// in the odd ones), so two XORs give all eight `x_lo ^ x_hi` in one register.
     ///
     /// `x ^ swap_halves(x)` per register cost a `vpshufd`, on the port that runs
     /// `vpclmulqdq` on Intel's cores (port 5) and on the FP pipes it shares on AMD's. Per 8
-    /// blocks that leaves POLYVAL no shuffle (was 2) and natural-order GHASH its 3 bit
-    /// reversals (port 0 on Intel; was 2 and 2 `vpshufd`); in byte-reflected GHASH LLVM
-    /// merges the word blend into the byte shuffles (a `vpalignr` and 3 `vpshufb`, as many
-    /// as before). llvm-mca, `sapphirerapids`, a stride of 32 blocks: POLYVAL 43 -> 34
-    /// cycles, natural GHASH 42 -> 36.
+    /// blocks that leaves POLYVAL no shuffle (was 2); in GHASH LLVM merges the word blend
+    /// into the byte shuffles (a `vpalignr` and 3 `vpshufb`, as many as before). llvm-mca,
+    /// `sapphirerapids`, a stride of 32 blocks: POLYVAL 43 -> 34 cycles.
     #[inline]
-    fn mul_acc_pair<const D: u8>(acc: &mut [__m512i; 3], p: &[[[u8; 16]; 4]; 2], h: [__m512i; 2], hx: [__m512i; 2]) {
+    fn mul_acc_pair<const GHASH: bool>(acc: &mut [__m512i; 3], p: &[[[u8; 16]; 4]; 2], h: [__m512i; 2], hx: [__m512i; 2]) {
         let b = p.as_ptr().cast::<u8>();
         // SAFETY: `p` is 128 readable bytes; the loads read b[0..64], b[64..128], b[8..72] and
         // b[56..120], all inside it (`loadu` needs no alignment).
@@ -190,10 +169,10 @@ crate::target_tier! {
         // Word 2i of `at1` is X1's block i's high word, word 2i + 1 of `at2` X2's block i's low
         // word. Even words: X1's x_lo ^ x_hi; odd words: X2's.
         let xx = _mm512_mask_xor_epi64(_mm512_xor_si512(x1, at1), 0xaa, x2, at2);
-        let (x1, x2, xx) = (to_domain512::<D>(x1), to_domain512::<D>(x2), to_domain512::<D>(xx));
+        let (x1, x2, xx) = (to_domain512::<GHASH>(x1), to_domain512::<GHASH>(x2), to_domain512::<GHASH>(xx));
         // A byte reversal swaps each lane's words (and reverses each word's bytes, which is
-        // the middle of the reversed block); a bit reversal within bytes moves no word.
-        if D == GHASH_REFLECTED {
+        // the middle of the reversed block).
+        if GHASH {
             mul_acc_mid::<0x01>(acc, x1, xx, h[0], hx[0]);
             mul_acc_mid::<0x00>(acc, x2, xx, h[1], hx[1]);
         } else {
@@ -202,18 +181,18 @@ crate::target_tier! {
         }
     }
 
-    /// `acc += X * h` for the four blocks at `p`, in domain `D`, the middles made as in
-    /// [`mul_acc_pair`] by a masked load (for one register: a shuffle fewer for POLYVAL and
-    /// natural-order GHASH, the same count for byte-reflected GHASH).
+    /// `acc += X * h` for the four blocks at `p`, in the state's domain, the middles made as
+    /// in [`mul_acc_pair`] by a masked load (for one register: a shuffle fewer for POLYVAL,
+    /// the same count for GHASH).
     #[inline]
-    fn mul_acc_one<const D: u8>(acc: &mut [__m512i; 3], p: &[[u8; 16]; 4], h: __m512i, hx: __m512i) {
+    fn mul_acc_one<const GHASH: bool>(acc: &mut [__m512i; 3], p: &[[u8; 16]; 4], h: __m512i, hx: __m512i) {
         let b = p.as_ptr().cast::<u8>();
         // SAFETY: `p` is 64 readable bytes; the masked load reads only b[8 + 16i..16 + 16i],
         // i in 0..4, inside `p`; masked-off words are not accessed and cannot fault.
         let (x, hi) = unsafe { (_mm512_loadu_si512(b.cast()), _mm512_maskz_loadu_epi64(0x55, b.add(8).cast())) };
-        let xx = to_domain512::<D>(_mm512_xor_si512(x, hi));
-        let x = to_domain512::<D>(x);
-        if D == GHASH_REFLECTED {
+        let xx = to_domain512::<GHASH>(_mm512_xor_si512(x, hi));
+        let x = to_domain512::<GHASH>(x);
+        if GHASH {
             mul_acc_mid::<0x01>(acc, x, xx, h, hx);
         } else {
             mul_acc_mid::<0x00>(acc, x, xx, h, hx);
@@ -222,109 +201,43 @@ crate::target_tier! {
 
     /// Every whole group of four in `rest` (`rest[g]` against `pw(g)`, `px(g)`), in pairs.
     #[inline]
-    fn mul_acc_groups<const D: u8>(acc: &mut [__m512i; 3], rest: &[[[u8; 16]; 4]], pw: impl Fn(usize) -> __m512i, px: impl Fn(usize) -> __m512i) {
+    fn mul_acc_groups<const GHASH: bool>(acc: &mut [__m512i; 3], rest: &[[[u8; 16]; 4]], pw: impl Fn(usize) -> __m512i, px: impl Fn(usize) -> __m512i) {
         let (pairs, one) = rest.as_chunks::<2>();
         for (i, pr) in pairs.iter().enumerate() {
             let g = 2 * i;
-            mul_acc_pair::<D>(acc, pr, [pw(g), pw(g + 1)], [px(g), px(g + 1)]);
+            mul_acc_pair::<GHASH>(acc, pr, [pw(g), pw(g + 1)], [px(g), px(g + 1)]);
         }
         if let [b] = one {
             let g = rest.len() - 1;
-            mul_acc_one::<D>(acc, b, pw(g), px(g));
+            mul_acc_one::<GHASH>(acc, b, pw(g), px(g));
         }
     }
 
-    /// Each byte's bits reversed, in every lane (GF2P8AFFINEQB with the bit-reversal matrix):
-    /// a GHASH block read this way is GHASH's polynomial in natural bit order (bit `k` of the
-    /// little-endian lane is the coefficient of `x^k`), so GHASH needs no byte shuffle.
+    /// Loads 4 blocks in the keyed state's domain.
     #[inline]
-    pub fn bitrev_bytes512(v: __m512i) -> __m512i {
-        #[cfg(miri)]
-        {
-            // Miri does not implement GF2P8AFFINEQB: the same by two nibble lookups.
-            let t = _mm512_broadcast_i32x4(nibble_rev());
-            let lo = _mm512_and_si512(v, _mm512_set1_epi8(0x0f));
-            let hi = _mm512_and_si512(_mm512_srli_epi16::<4>(v), _mm512_set1_epi8(0x0f));
-            _mm512_or_si512(_mm512_slli_epi16::<4>(_mm512_shuffle_epi8(t, lo)), _mm512_shuffle_epi8(t, hi))
-        }
-        #[cfg(not(miri))]
-        {
-            _mm512_gf2p8affine_epi64_epi8::<0>(v, _mm512_set1_epi64(BITREV_MATRIX as i64))
-        }
+    fn load4d<const GHASH: bool>(p: *const [u8; 16]) -> __m512i {
+        to_domain512::<GHASH>(load4::<false>(p))
     }
 
-    /// [`bitrev_bytes512`] on one block.
+    /// Blocks as loaded to the keyed state's domain: as they are (POLYVAL), or byte-reversed
+    /// (GHASH as byte-reflected POLYVAL, RFC 8452 Appendix A).
     #[inline]
-    pub fn bitrev_bytes(v: __m128i) -> __m128i {
-        #[cfg(miri)]
-        {
-            let t = nibble_rev();
-            let lo = _mm_and_si128(v, _mm_set1_epi8(0x0f));
-            let hi = _mm_and_si128(_mm_srli_epi16::<4>(v), _mm_set1_epi8(0x0f));
-            _mm_or_si128(_mm_slli_epi16::<4>(_mm_shuffle_epi8(t, lo)), _mm_shuffle_epi8(t, hi))
-        }
-        #[cfg(not(miri))]
-        {
-            _mm_gf2p8affine_epi64_epi8::<0>(v, _mm_set1_epi64x(BITREV_MATRIX as i64))
-        }
-    }
-
-    /// Bit-reversed nibbles (`t[n] = reverse4(n)`), for the Miri fallback of the bit reversal.
-    #[cfg(miri)]
-    #[inline]
-    fn nibble_rev() -> __m128i {
-        _mm_setr_epi8(0, 8, 4, 12, 2, 10, 6, 14, 1, 9, 5, 13, 3, 11, 7, 15)
-    }
-
-    /// Loads 4 blocks in the keyed state's domain `D`.
-    #[inline]
-    fn load4d<const D: u8>(p: *const [u8; 16]) -> __m512i {
-        to_domain512::<D>(load4::<false>(p))
-    }
-
-    /// Blocks as loaded to domain `D`: as they are ([`POLYVAL`]), byte-reversed
-    /// ([`GHASH_REFLECTED`]), or with each byte's bits reversed ([`GHASH_NATURAL`]).
-    #[inline]
-    fn to_domain512<const D: u8>(v: __m512i) -> __m512i {
-        match D {
-            GHASH_REFLECTED => _mm512_shuffle_epi8(v, bswap_mask512()),
-            GHASH_NATURAL => bitrev_bytes512(v),
-            _ => v,
-        }
+    fn to_domain512<const GHASH: bool>(v: __m512i) -> __m512i {
+        if GHASH { _mm512_shuffle_epi8(v, bswap_mask512()) } else { v }
     }
 
     /// [`load_partial`] in the keyed state's domain.
     #[inline]
-    fn load_partial_d<const D: u8>(blocks: &[[u8; 16]]) -> __m512i {
-        to_domain512::<D>(load_partial::<false>(blocks))
-    }
-
-    /// Lane-parallel Karatsuba fix-up and reduction in the keyed state's domain: POLYVAL's
-    /// Montgomery reduction ([`reduce512`]), or for GHASH in natural order the reduction modulo
-    /// `x^128 + x^7 + x^2 + x + 1`: with the 256-bit product as words `A3:A2:A1:A0`,
-    /// `A3 * x^192 = A3 * (x^7 + x^2 + x + 1) * x^64` folds the top word (a 71-bit product) onto
-    /// `A2:A1`, then `A2 * x^128 = A2 * (x^7 + x^2 + x + 1)` folds the next one onto `A1:A0`.
-    #[inline]
-    fn reduce512d<const D: u8>(lo: __m512i, mid: __m512i, hi: __m512i) -> __m512i {
-        if D != GHASH_NATURAL {
-            return reduce512(lo, mid, hi);
-        }
-        let mid = xor3(mid, lo, hi);
-        let lo = _mm512_xor_si512(lo, _mm512_bslli_epi128::<8>(mid));
-        let hi = _mm512_xor_si512(hi, _mm512_bsrli_epi128::<8>(mid));
-        let r = _mm512_set1_epi64(0x87);
-        let b = _mm512_clmulepi64_epi128::<0x01>(hi, r);
-        let lo = _mm512_xor_si512(lo, _mm512_bslli_epi128::<8>(b));
-        let hi = _mm512_xor_si512(hi, _mm512_bsrli_epi128::<8>(b));
-        _mm512_xor_si512(lo, _mm512_clmulepi64_epi128::<0x00>(hi, r))
+    fn load_partial_d<const GHASH: bool>(blocks: &[[u8; 16]]) -> __m512i {
+        to_domain512::<GHASH>(load_partial::<false>(blocks))
     }
 
     /// `x * h` for every lane (`hx` the middles of `h`), reduced in the state's domain.
     #[inline]
-    fn mul_pow<const D: u8>(x: __m512i, h: __m512i, hx: __m512i) -> __m512i {
+    fn mul_pow<const GHASH: bool>(x: __m512i, h: __m512i, hx: __m512i) -> __m512i {
         let mut acc = [_mm512_setzero_si512(); 3];
         mul_acc(&mut acc, x, h, hx);
-        reduce512d::<D>(acc[0], acc[1], acc[2])
+        reduce512(acc[0], acc[1], acc[2])
     }
 
     /// Lane 0 of `v` in every lane.
@@ -343,11 +256,11 @@ crate::target_tier! {
     /// them: `2G` registers, H^(8G)..H^1. Each new register is one multiply by H^(4G)
     /// (independent of the others).
     #[inline]
-    fn doubled<const D: u8, const G: usize, const G2: usize>(pw: &[__m512i; G]) -> [__m512i; G2] {
+    fn doubled<const GHASH: bool, const G: usize, const G2: usize>(pw: &[__m512i; G]) -> [__m512i; G2] {
         debug_assert!(G2 == 2 * G);
         let top = lane0(pw[0]);
         let topx = _mm512_xor_si512(top, swap_halves(top));
-        core::array::from_fn(|i| if i < G { mul_pow::<D>(pw[i], top, topx) } else { pw[i - G] })
+        core::array::from_fn(|i| if i < G { mul_pow::<GHASH>(pw[i], top, topx) } else { pw[i - G] })
     }
 
     /// Hashes `blocks` (1 to 4G) in the state's domain, `y` added to the first block, against
@@ -357,7 +270,7 @@ crate::target_tier! {
     /// Groups of four are aligned to the end: a partial first group sits in the top lanes of
     /// its register; the power lanes below it meet zero data.
     #[inline]
-    fn run_regs<const D: u8, const G: usize>(y: __m128i, blocks: &[[u8; 16]], pw: &[__m512i; G], px: &[__m512i; G]) -> __m128i {
+    fn run_regs<const GHASH: bool, const G: usize>(y: __m128i, blocks: &[[u8; 16]], pw: &[__m512i; G], px: &[__m512i; G]) -> __m128i {
         let n = blocks.len();
         let m = n % 4;
         let groups = n.div_ceil(4);
@@ -366,29 +279,29 @@ crate::target_tier! {
         let y = _mm512_maskz_broadcast_i32x4(0xf << (4 * lane), y);
         let mut acc = [_mm512_setzero_si512(); 3];
         let (x0, rest) = if m == 0 {
-            (load4d::<D>(blocks.as_ptr()), &blocks[4..])
+            (load4d::<GHASH>(blocks.as_ptr()), &blocks[4..])
         } else {
-            (load_partial_d::<D>(&blocks[..m]), &blocks[m..])
+            (load_partial_d::<GHASH>(&blocks[..m]), &blocks[m..])
         };
         // The first group, which needs the running hash, is multiplied last, so that the
         // other products are summed while the previous stride's reduction completes.
         let (rest, _) = rest.as_chunks::<4>();
-        mul_acc_groups::<D>(&mut acc, rest, |g| pw[first + 1 + g], |g| px[first + 1 + g]);
+        mul_acc_groups::<GHASH>(&mut acc, rest, |g| pw[first + 1 + g], |g| px[first + 1 + g]);
         mul_acc(&mut acc, _mm512_xor_si512(x0, y), pw[first], px[first]);
-        hsum(reduce512d::<D>(acc[0], acc[1], acc[2]))
+        hsum(reduce512(acc[0], acc[1], acc[2]))
     }
 
     /// Strides of `4G` blocks against the powers in registers, then the tail.
     #[inline]
-    fn strides_regs<const D: u8, const G: usize, const S: usize>(mut y: __m128i, blocks: &[[u8; 16]], pw: &[__m512i; G]) -> __m128i {
+    fn strides_regs<const GHASH: bool, const G: usize, const S: usize>(mut y: __m128i, blocks: &[[u8; 16]], pw: &[__m512i; G]) -> __m128i {
         debug_assert!(S == 4 * G);
         let px = middles(pw);
         let (chunks, tail) = blocks.as_chunks::<S>();
         for c in chunks {
-            y = run_regs::<D, G>(y, c, pw, &px);
+            y = run_regs::<GHASH, G>(y, c, pw, &px);
         }
         if !tail.is_empty() {
-            y = run_regs::<D, G>(y, tail, pw, &px);
+            y = run_regs::<GHASH, G>(y, tail, pw, &px);
         }
         y
     }
@@ -400,71 +313,26 @@ crate::target_tier! {
     /// [`pclmul::kept4`]), in doubling rounds (each new register of four powers one
     /// multiply): up to 31 blocks in strides of 8 (H^8..H^5, one multiply), up to 255 in
     /// strides of 16 (H^16..H^9, two more), longer ones in strides of 32 (H^32..H^17, four
-    /// more).
-    ///
-    /// `D` is the domain the strides run in. The state (its kept powers and `acc`) is always
-    /// POLYVAL's, or for GHASH byte-reflected POLYVAL's; with [`GHASH_NATURAL`] an input of
-    /// [`NATURAL_FROM`] blocks or more runs in GHASH's own bit order, its powers and running
-    /// hash converted on the way in and out ([`to_natural`], [`power_to_natural`]), and a
-    /// shorter one byte-reflected.
-    pub fn update_small<const D: u8>(small: &mut Small, len: &mut u8, acc: &mut u128, blocks: &[[u8; 16]]) {
+    /// more). GHASH runs as byte-reflected POLYVAL (blocks byte-reversed as they are loaded).
+    pub fn update_small<const GHASH: bool>(small: &mut Small, len: &mut u8, acc: &mut u128, blocks: &[[u8; 16]]) {
         let n = blocks.len();
         if n <= SMALL {
-            return if D == POLYVAL {
-                pclmul::update_short::<false>(small, len, acc, blocks)
-            } else {
-                pclmul::update_short::<true>(small, len, acc, blocks)
-            };
+            return pclmul::update_short::<GHASH>(small, len, acc, blocks);
         }
-        if D == GHASH_NATURAL && n < NATURAL_FROM {
-            return update_small::<GHASH_REFLECTED>(small, len, acc, blocks);
-        }
-        let y = pclmul::load_state(acc);
+        let mut y = pclmul::load_state(acc);
         let kept = pclmul::kept4(small, len, |a, b| pclmul::dot(a, b), |a| pclmul::square(a));
-        let (mut y, r4) = if D == GHASH_NATURAL {
-            (to_natural(y), power_to_natural(quad(&kept)))
-        } else {
-            (y, quad(&kept))
-        };
-        let r8 = doubled::<D, 1, 2>(&[r4]);
+        let r8 = doubled::<GHASH, 1, 2>(&[quad(&kept)]);
         y = if n < 32 {
-            strides_regs::<D, 2, 8>(y, blocks, &r8)
+            strides_regs::<GHASH, 2, 8>(y, blocks, &r8)
         } else {
-            let r16 = doubled::<D, 2, 4>(&r8);
+            let r16 = doubled::<GHASH, 2, 4>(&r8);
             if n < WIDE_FROM {
-                strides_regs::<D, 4, 16>(y, blocks, &r16)
+                strides_regs::<GHASH, 4, 16>(y, blocks, &r16)
             } else {
-                strides_regs::<D, 8, 32>(y, blocks, &doubled::<D, 4, 8>(&r16))
+                strides_regs::<GHASH, 8, 32>(y, blocks, &doubled::<GHASH, 4, 8>(&r16))
             }
         };
-        pclmul::store_u128(acc, if D == GHASH_NATURAL { to_natural(y) } else { y });
-    }
-
-    /// A hash value between byte-reflected POLYVAL's domain and GHASH's natural bit order, either
-    /// way: the full reversal of its 128 bits (each byte's bits, then the bytes). A block `b`
-    /// is `u128::from_be_bytes(b)` in the one and that value's `reverse_bits` in the other.
-    #[inline]
-    fn to_natural(v: __m128i) -> __m128i {
-        bitrev_bytes(_mm_shuffle_epi8(v, pclmul::bswap_mask()))
-    }
-
-    /// Four powers of H (one per lane) from byte-reflected POLYVAL's domain to GHASH's natural
-    /// bit order. Byte-reflected POLYVAL keys GHASH by `mulX_POLYVAL(ByteReverse(H))` (RFC 8452,
-    /// Appendix A), and each of its powers of that key is the same image of H^k (the identity
-    /// holds for every key, H^k's included). Back from it: divide by x modulo POLYVAL's
-    /// polynomial, then reverse the bits, which is the reversal followed by a multiply by x
-    /// modulo GHASH's: `N = (R << 1) ^ (0x87 if bit 127 of R)`, `R` the reversed value.
-    #[inline]
-    fn power_to_natural(v: __m512i) -> __m512i {
-        let r = bitrev_bytes512(_mm512_shuffle_epi8(v, bswap_mask512()));
-        // Each word's top bit, moved to the other word of its lane: the low word's carries
-        // into the high word (1), the high word's (bit 127) folds back as 0x87.
-        let top = swap_halves(_mm512_srli_epi64::<63>(r));
-        let fold = _mm512_and_si512(
-            _mm512_sub_epi64(_mm512_setzero_si512(), top),
-            _mm512_set_epi64(1, 0x87, 1, 0x87, 1, 0x87, 1, 0x87),
-        );
-        _mm512_xor_si512(_mm512_slli_epi64::<1>(r), fold)
+        pclmul::store_u128(acc, y);
     }
 
 }

@@ -8,13 +8,9 @@ pub mod avx2;
 #[cfg(target_arch = "x86_64")]
 pub mod avx512;
 
-/// Whether the CPU is Intel's (CPUID leaf 0 vendor `GenuineIntel`; detected once): there
-/// `vpshufb` and `vpclmulqdq` share port 5 of the vector units, so the 512-bit backend runs
-/// GHASH's long inputs (`avx512::NATURAL_FROM` blocks or more) in its natural bit order
-/// (`avx512::GHASH_NATURAL`), which reads blocks with GF2P8AFFINEQB (port 0) instead of a byte
-/// shuffle: 4-20% faster from 4 KiB on an AVX-512 Xeon, and no faster below (where its
-/// conversions of the powers and the running hash are not paid back). AMD's Zen 4 runs both
-/// at the same speed. Under Miri: `false`.
+/// Whether the CPU is Intel's (CPUID leaf 0 vendor `GenuineIntel`; detected once), for the
+/// AES-GCM engines' choices between Intel's and AMD's cores (`aead-engines`). Under Miri:
+/// `false`.
 #[cfg(target_arch = "x86_64")]
 pub fn is_intel() -> bool {
     use core::sync::atomic::{AtomicU8, Ordering};
