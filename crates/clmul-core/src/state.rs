@@ -323,8 +323,9 @@ fn powers4(backend: Available, h: u128) -> [u128; 4] {
     }
 }
 
-/// Runs the backend's kernel over `blocks` with the kept powers H^1..H^len; the kernel computes and keeps H^2..H^4 if the input is long
-/// enough to use them (two blocks, or [`POWERS_FROM`](crate::portable::POWERS_FROM) on the portable backend).
+/// Runs the backend's kernel over `blocks` with the kept powers H^1..H^len; the kernel computes
+/// and keeps H^2..H^4 if the input is long enough to use them (two blocks, or
+/// [`POWERS_FROM`](crate::portable::POWERS_FROM) on the portable backend).
 #[inline(always)]
 fn kernel<const GHASH: bool>(
     backend: Available,

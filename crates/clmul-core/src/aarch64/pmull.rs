@@ -81,9 +81,9 @@ macro_rules! pmull_tier {
 
             /// Karatsuba fix-up and Montgomery reduction: the product
             /// `hi * x^128 + mid * x^64 + lo` (`mid` once fixed up) times `x^-128` is
-            /// `hi + fold(mid + fold(lo))`, with `fold(v) = swap(v) + lo64(v) * P1` (times `x^-64`):
-            /// the first fold on the low product alone, beside the middle's fix-up, and no
-            /// `ext` to split the middle across the other two.
+            /// `hi + fold(mid + fold(lo))`, with `fold(v) = swap(v) + lo64(v) * P1` (times
+            /// `x^-64`): the first fold on the low product alone, beside the middle's fix-up,
+            /// and no `ext` to split the middle across the other two.
             #[inline]
             pub fn reduce(acc: Acc) -> uint64x2_t {
                 let k = vdupq_n_u64(0xc200_0000_0000_0000);

@@ -144,9 +144,9 @@ crate::target_tier! {
     }
 
     /// `acc += X1 * h1 + X2 * h2` for the eight blocks at `p` (`X1` the first four, in the
-    /// state's domain), with their Karatsuba middles made by loads instead of a shuffle: loads 8 bytes
-    /// off put each block's high word beside its low word (`X1`'s in the even words, `X2`'s
-    /// in the odd ones), so two XORs give all eight `x_lo ^ x_hi` in one register.
+    /// state's domain), with their Karatsuba middles made by loads instead of a shuffle: loads
+    /// 8 bytes off put each block's high word beside its low word (`X1`'s in the even words,
+    /// `X2`'s in the odd ones), so two XORs give all eight `x_lo ^ x_hi` in one register.
     ///
     /// `x ^ swap_halves(x)` per register cost a `vpshufd`, on the port that runs
     /// `vpclmulqdq` on Intel's cores (port 5) and on the FP pipes it shares on AMD's. Per 8
