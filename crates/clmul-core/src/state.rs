@@ -337,11 +337,17 @@ fn kernel<const GHASH: bool>(
     #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
     if blocks.len() <= SMALL && backend.get() != Backend::Portable {
         // Up to four blocks run the 128-bit code on every x86 backend (shorter latency than
-        // setting up wide registers), called from here without the wide kernel's entry.
-        // SAFETY: `backend` is an `Available` x86 backend other than the portable one
-        // (PCLMULQDQ, AVX2, AVX-512): the CPU has its features, and each one's feature list
-        // includes the PCLMULQDQ tier's (`pclmulqdq`, `sse2`, `ssse3`).
-        return unsafe { crate::x86::pclmul::update_short::<GHASH>(small, len, acc, blocks) };
+        // setting up wide registers), called from here without the wide kernel's entry:
+        // VEX-encoded on the backends whose CPUs have AVX.
+        if backend.get() == Backend::Pclmul {
+            // SAFETY: `backend` is an `Available` PCLMULQDQ backend: the CPU has the tier's
+            // features (`pclmulqdq`, `sse2`, `ssse3`).
+            return unsafe { crate::x86::pclmul::update_short::<GHASH>(small, len, acc, blocks) };
+        }
+        // SAFETY: `backend` is an `Available` AVX2 or AVX-512 backend (the only x86 backends
+        // left): the CPU has its features, and each one's feature list includes `pclmulqdq`,
+        // `sse2`, `ssse3` and `avx`, those of `pclmul::vex`.
+        return unsafe { crate::x86::pclmul::vex::update_short::<GHASH>(small, len, acc, blocks) };
     }
     match backend.get() {
         Backend::Portable => crate::portable::update::<GHASH>(small, len, acc, blocks),

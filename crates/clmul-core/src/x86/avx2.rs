@@ -122,13 +122,13 @@ crate::target_tier! {
     }
 
     /// Absorbs `blocks` into `acc` with a keyed state's powers H^1..H^len (`len` 1 or 4): up
-    /// to four blocks with 128-bit multiplies ([`pclmul::update_short`], shorter latency);
+    /// to four blocks with 128-bit multiplies ([`pclmul::vex::update_short`], shorter latency);
     /// longer inputs in strides of 8, or from 32 blocks on 16, against powers computed for the
     /// call from H^4..H^1 (kept, or computed and kept first: [`pclmul::kept4`]): H^8..H^5 in
     /// two multiplies by H^4, H^16..H^9 in four by H^8.
     pub fn update_small<const GHASH: bool>(small: &mut Small, len: &mut u8, acc: &mut u128, blocks: &[[u8; 16]]) {
         if blocks.len() <= SMALL {
-            return pclmul::update_short::<GHASH>(small, len, acc, blocks);
+            return pclmul::vex::update_short::<GHASH>(small, len, acc, blocks);
         }
         let mut y = pclmul::load_state(acc);
         let r8 = doubled::<2, 4>(&pairs(&pclmul::kept4(small, len, |a, b| pclmul::dot(a, b), |a| pclmul::square(a))));

@@ -307,8 +307,8 @@ crate::target_tier! {
     }
 
     /// Absorbs `blocks` into `acc` with a keyed state's powers H^1..H^len (`len` 1 or 4): up
-    /// to four blocks with 128-bit multiplies ([`pclmul::update_short`]: shorter latency, no
-    /// time spent setting up 512-bit registers); longer inputs against powers computed in
+    /// to four blocks with 128-bit multiplies ([`pclmul::vex::update_short`]: shorter latency,
+    /// no time spent setting up 512-bit registers); longer inputs against powers computed in
     /// registers for the call from H^4..H^1 (kept, or computed and kept first:
     /// [`pclmul::kept4`]), in doubling rounds (each new register of four powers one
     /// multiply): up to 31 blocks in strides of 8 (H^8..H^5, one multiply), up to 255 in
@@ -317,7 +317,7 @@ crate::target_tier! {
     pub fn update_small<const GHASH: bool>(small: &mut Small, len: &mut u8, acc: &mut u128, blocks: &[[u8; 16]]) {
         let n = blocks.len();
         if n <= SMALL {
-            return pclmul::update_short::<GHASH>(small, len, acc, blocks);
+            return pclmul::vex::update_short::<GHASH>(small, len, acc, blocks);
         }
         let mut y = pclmul::load_state(acc);
         let kept = pclmul::kept4(small, len, |a, b| pclmul::dot(a, b), |a| pclmul::square(a));
