@@ -57,7 +57,7 @@ crate::target_tier! {
     pub fn load4<const GHASH: bool>(p: *const [u8; 16]) -> __m512i {
         // SAFETY: the caller's `p` has 64 readable bytes; `loadu` needs no alignment.
         let v = unsafe { _mm512_loadu_si512(p.cast()) };
-        if GHASH { _mm512_shuffle_epi8(v, bswap_mask512()) } else { v }
+        to_domain512::<GHASH>(v)
     }
 
     /// Loads `blocks` (1 to 3 of them) into the *top* lanes of a register, zeroing the others.
@@ -72,7 +72,7 @@ crate::target_tier! {
         // elements (which `base` may point before the slice for) are not accessed and cannot
         // fault.
         let v = unsafe { _mm512_maskz_loadu_epi64(mask, base.cast()) };
-        if GHASH { _mm512_shuffle_epi8(v, bswap_mask512()) } else { v }
+        to_domain512::<GHASH>(v)
     }
 
     /// H^4..H^1 (highest first, one per register) in one register.
@@ -213,12 +213,6 @@ crate::target_tier! {
         }
     }
 
-    /// Loads 4 blocks in the keyed state's domain.
-    #[inline]
-    fn load4d<const GHASH: bool>(p: *const [u8; 16]) -> __m512i {
-        to_domain512::<GHASH>(load4::<false>(p))
-    }
-
     /// Blocks as loaded to the keyed state's domain: as they are (POLYVAL), or byte-reversed
     /// (GHASH as byte-reflected POLYVAL, RFC 8452 Appendix A).
     #[inline]
@@ -226,15 +220,9 @@ crate::target_tier! {
         if GHASH { _mm512_shuffle_epi8(v, bswap_mask512()) } else { v }
     }
 
-    /// [`load_partial`] in the keyed state's domain.
+    /// `x * h` for every lane (`hx` the middles of `h`), reduced.
     #[inline]
-    fn load_partial_d<const GHASH: bool>(blocks: &[[u8; 16]]) -> __m512i {
-        to_domain512::<GHASH>(load_partial::<false>(blocks))
-    }
-
-    /// `x * h` for every lane (`hx` the middles of `h`), reduced in the state's domain.
-    #[inline]
-    fn mul_pow<const GHASH: bool>(x: __m512i, h: __m512i, hx: __m512i) -> __m512i {
+    fn mul_pow(x: __m512i, h: __m512i, hx: __m512i) -> __m512i {
         let mut acc = [_mm512_setzero_si512(); 3];
         mul_acc(&mut acc, x, h, hx);
         reduce512(acc[0], acc[1], acc[2])
@@ -256,11 +244,11 @@ crate::target_tier! {
     /// them: `2G` registers, H^(8G)..H^1. Each new register is one multiply by H^(4G)
     /// (independent of the others).
     #[inline]
-    fn doubled<const GHASH: bool, const G: usize, const G2: usize>(pw: &[__m512i; G]) -> [__m512i; G2] {
+    fn doubled<const G: usize, const G2: usize>(pw: &[__m512i; G]) -> [__m512i; G2] {
         debug_assert!(G2 == 2 * G);
         let top = lane0(pw[0]);
         let topx = _mm512_xor_si512(top, swap_halves(top));
-        core::array::from_fn(|i| if i < G { mul_pow::<GHASH>(pw[i], top, topx) } else { pw[i - G] })
+        core::array::from_fn(|i| if i < G { mul_pow(pw[i], top, topx) } else { pw[i - G] })
     }
 
     /// Hashes `blocks` (1 to 4G) in the state's domain, `y` added to the first block, against
@@ -279,9 +267,9 @@ crate::target_tier! {
         let y = _mm512_maskz_broadcast_i32x4(0xf << (4 * lane), y);
         let mut acc = [_mm512_setzero_si512(); 3];
         let (x0, rest) = if m == 0 {
-            (load4d::<GHASH>(blocks.as_ptr()), &blocks[4..])
+            (load4::<GHASH>(blocks.as_ptr()), &blocks[4..])
         } else {
-            (load_partial_d::<GHASH>(&blocks[..m]), &blocks[m..])
+            (load_partial::<GHASH>(&blocks[..m]), &blocks[m..])
         };
         // The first group, which needs the running hash, is multiplied last, so that the
         // other products are summed while the previous stride's reduction completes.
@@ -321,15 +309,15 @@ crate::target_tier! {
         }
         let mut y = pclmul::load_state(acc);
         let kept = pclmul::kept4(small, len, |a, b| pclmul::dot(a, b), |a| pclmul::square(a));
-        let r8 = doubled::<GHASH, 1, 2>(&[quad(&kept)]);
+        let r8 = doubled::<1, 2>(&[quad(&kept)]);
         y = if n < 32 {
             strides_regs::<GHASH, 2, 8>(y, blocks, &r8)
         } else {
-            let r16 = doubled::<GHASH, 2, 4>(&r8);
+            let r16 = doubled::<2, 4>(&r8);
             if n < WIDE_FROM {
                 strides_regs::<GHASH, 4, 16>(y, blocks, &r16)
             } else {
-                strides_regs::<GHASH, 8, 32>(y, blocks, &doubled::<GHASH, 4, 8>(&r16))
+                strides_regs::<GHASH, 8, 32>(y, blocks, &doubled::<4, 8>(&r16))
             }
         };
         pclmul::store_u128(acc, y);
