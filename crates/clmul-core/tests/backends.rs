@@ -378,65 +378,58 @@ fn shared_state_clones_and_detached_updates_race() {
     }
 }
 
-/// GHASH on the 512-bit backend (byte reflection folded into its loads, its own masked loads
-/// and strides): every length, split updates, clones at each stage of the kept powers,
-/// `set_state`/`finalize` round trips and `update_detached`, against the portable backend.
-/// Hunts a reflection missed where the accumulator meets the outside.
+/// GHASH on every backend (byte reflection folded into each one's loads): every length, split
+/// updates, clones at each stage of the kept powers, `set_state`/`finalize` round trips and
+/// `update_detached`, against the portable backend. Hunts a reflection missed where the
+/// accumulator meets the outside.
 #[test]
-fn ghash_avx512_every_shape() {
-    if !Backend::ALL
-        .iter()
-        .any(|&b| b.name() == "avx512" && b.is_available())
-    {
-        eprintln!("note: this CPU lacks the avx512 backend; skipping its GHASH shapes");
-        return;
-    }
-    let avx512 = *Backend::ALL.iter().find(|b| b.name() == "avx512").unwrap();
+fn ghash_every_shape_every_backend() {
     let mut r = rng(25);
     let key: [u8; 16] = r.random();
     let data = random_bytes(&mut r, MAX_LEN + 16 * 300);
     let (blocks, _) = data.as_chunks::<16>();
-    let make = || Ghash::with_backend(&key, avx512).expect("avx512 available");
-    let ctx = "avx512";
-    for len in (0..=MAX_LEN).chain([16 * 300, 16 * 300 + 5]) {
-        let d = &data[..len];
-        let mut g = make();
-        g.update_padded(d);
-        assert_eq!(
-            g.finalize(),
-            hash::<true>(Backend::Portable, &key, d),
-            "{ctx} len {len}"
-        );
-    }
-    for _ in 0..if cfg!(miri) { 2 } else { 50 } {
-        let n = r.random_range(0..=blocks.len());
-        let want = hash::<true>(Backend::Portable, &key, &data[..16 * n]);
-        let mut g = make();
-        let mut clones = Vec::new();
-        let mut rest = &blocks[..n];
-        let mut at = 0;
-        while !rest.is_empty() {
-            let k = r.random_range(1..=rest.len());
-            g.update(&rest[..k]);
-            at += k;
-            rest = &rest[k..];
-            clones.push((at, g.clone()));
-            // A round trip through the accumulator's outside form changes nothing.
-            let mid = g.finalize();
-            let mut resumed = make();
-            resumed.set_state(&mid);
-            assert_eq!(resumed.finalize(), mid, "{ctx} set_state round trip");
+    for b in backends() {
+        let make = || Ghash::with_backend(&key, b).expect("available");
+        for len in (0..=MAX_LEN).chain([16 * 300, 16 * 300 + 5]) {
+            let d = &data[..len];
+            let mut g = make();
+            g.update_padded(d);
+            assert_eq!(
+                g.finalize(),
+                hash::<true>(Backend::Portable, &key, d),
+                "{b} len {len}"
+            );
         }
-        assert_eq!(g.finalize(), want, "{ctx} split, {n} blocks");
-        for (from, mut c) in clones {
-            c.update(&blocks[from..n]);
-            assert_eq!(c.finalize(), want, "{ctx} clone after {from} of {n} blocks");
+        for _ in 0..if cfg!(miri) { 2 } else { 50 } {
+            let n = r.random_range(0..=blocks.len());
+            let want = hash::<true>(Backend::Portable, &key, &data[..16 * n]);
+            let mut g = make();
+            let mut clones = Vec::new();
+            let mut rest = &blocks[..n];
+            let mut at = 0;
+            while !rest.is_empty() {
+                let k = r.random_range(1..=rest.len());
+                g.update(&rest[..k]);
+                at += k;
+                rest = &rest[k..];
+                clones.push((at, g.clone()));
+                // A round trip through the accumulator's outside form changes nothing.
+                let mid = g.finalize();
+                let mut resumed = make();
+                resumed.set_state(&mid);
+                assert_eq!(resumed.finalize(), mid, "{b} set_state round trip");
+            }
+            assert_eq!(g.finalize(), want, "{b} split, {n} blocks");
+            for (from, mut c) in clones {
+                c.update(&blocks[from..n]);
+                assert_eq!(c.finalize(), want, "{b} clone after {from} of {n} blocks");
+            }
+            let mut acc = [0u8; 16];
+            let fresh = make();
+            fresh.update_detached(&mut acc, &blocks[..n / 3]);
+            fresh.update_detached(&mut acc, &blocks[n / 3..n]);
+            assert_eq!(acc, want, "{b} detached, {n} blocks");
         }
-        let mut acc = [0u8; 16];
-        let fresh = make();
-        fresh.update_detached(&mut acc, &blocks[..n / 3]);
-        fresh.update_detached(&mut acc, &blocks[n / 3..n]);
-        assert_eq!(acc, want, "{ctx} detached, {n} blocks");
     }
 }
 
