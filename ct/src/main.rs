@@ -73,10 +73,10 @@ pub struct Plan {
 }
 
 /// Every stride of the hash kernels (1, 4, 8, 16, 32 blocks) and the tails around it, so that
-/// each kernel's wide loop, partial groups and single-block path run, and the 512-bit backend's
-/// switch to strides of 32 (256 blocks); AES-GCM messages that
-/// are empty, partial blocks, the 8-, 16- and 32-block iterations with their tails, and long
-/// enough (> 3 x 512 bytes) for the VAES-512 engine's lagged hashing to reach its steady state.
+/// each kernel's wide loop, partial groups and single-block path run, and the 512-bit
+/// backend's switch to strides of 32 (256 blocks); AES-GCM messages that are empty, partial
+/// blocks, the 8-, 16- and 32-block iterations with their tails, and long enough (> 3 x 512
+/// bytes) for the VAES-512 engine's lagged hashing to reach its steady state.
 /// AES-GCM-SIV switches paths on the sum of the associated data and message lengths
 /// (`aead_engines::siv`): POLYVAL block by block up to `HORNER_UPTO` (112), on the keyed state
 /// below `WIDE_FROM` (1024), from there on the engine's wide loop with a table made for the
