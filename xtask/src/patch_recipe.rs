@@ -21,8 +21,9 @@ use std::{fs, path::Path, process::Command};
 
 use crate::proc::{target_dir, workspace_root};
 
-/// The eight packages: (name, version, dependency key in the consumer, directory).
-const PACKAGES: &[(&str, &str, &str, &str)] = &[
+/// The eight packages: (name, version, dependency key in the consumer, directory). Also the
+/// list `cargo xtask test` builds without `std` (`test::no_std_builds`).
+pub(crate) const PACKAGES: &[(&str, &str, &str, &str)] = &[
     ("aes-gcm", "0.10.3", "aes-gcm", "aead-0.5/aes-gcm"),
     ("aes-gcm", "0.11.1", "aes-gcm-011", "crates/gcm"),
     ("polyval", "0.6.2", "polyval", "aead-0.5/polyval"),

@@ -226,7 +226,8 @@ pub fn run_local(steps: &Steps) -> Result<(), String> {
 /// a 32-bit Cortex-M0 (atomic loads and stores only, no compare-and-swap) and WebAssembly.
 const NO_STD_TARGETS: [&str; 2] = ["thumbv6m-none-eabi", "wasm32-unknown-unknown"];
 
-/// Step 0's build check of the four libraries of both workspaces on [`NO_STD_TARGETS`]
+/// Step 0's build check of the four libraries of both workspaces
+/// ([`PACKAGES`](crate::patch_recipe::PACKAGES)) on [`NO_STD_TARGETS`]
 /// (`--no-default-features`, with the `aes` aliases for the AEADs), where a user patching us
 /// in must still build; the targets' standard libraries are installed with `rustup` first.
 fn no_std_builds(steps: &Steps, root: &Path, target: &Path) -> Result<(), String> {
@@ -238,21 +239,13 @@ fn no_std_builds(steps: &Steps, root: &Path, target: &Path) -> Result<(), String
     )?;
     let dir = target.join("no-std");
     for t in NO_STD_TARGETS {
-        for (krate, aes) in [
-            ("crates/polyval", false),
-            ("crates/ghash", false),
-            ("crates/gcm", true),
-            ("crates/gcm-siv", true),
-            ("aead-0.5/polyval", false),
-            ("aead-0.5/ghash", false),
-            ("aead-0.5/aes-gcm", true),
-            ("aead-0.5/aes-gcm-siv", true),
-        ] {
+        for &(name, _, _, krate) in crate::patch_recipe::PACKAGES {
             let mut c = cargo(root, &["build", "--target", t, "--no-default-features"]);
             c.arg("--manifest-path")
                 .arg(root.join(krate).join("Cargo.toml"))
                 .env("CARGO_TARGET_DIR", &dir);
-            if aes {
+            // The AEADs' `Aes128Gcm`-style aliases, behind their `aes` feature.
+            if name.starts_with("aes-gcm") {
                 c.args(["--features", "aes"]);
             }
             status(&format!("cargo build --target {t} ({krate})"), &mut c)?;
