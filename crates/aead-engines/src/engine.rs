@@ -9,9 +9,12 @@
 #![allow(unsafe_code)]
 
 use crate::J0;
-use crate::kernel::{self, AesKeys, Counter, Counter0, Domain, Ghash, Hashing, Inc32, Powers};
-use crate::lanes::Lanes;
-use crate::tables::{KeptPowers, PowerTable, RoundKeys};
+use crate::kernel::{
+    self, AesKeys, Counter, Counter0, Domain, GhashDomain, Hashing, Inc32, Powers,
+};
+use crate::lanes::AesLanes;
+use crate::tables::RoundKeys;
+use clmul_core::wide::{EMPTY, KeptPowers, PowerTable};
 use inout::InOutBuf;
 
 /// A fused kernel family, or the generic two-pass path.
@@ -82,7 +85,7 @@ pub(crate) trait Job {
     /// # Safety
     /// The CPU has `L`'s features and this runs inlined into a function compiled with them
     /// (an engine's `run`); and the job's own obligations, stated where it is built, hold.
-    unsafe fn run<L: Lanes, const N: usize, const KARATSUBA: bool>(self) -> Self::Output;
+    unsafe fn run<L: AesLanes, const N: usize, const KARATSUBA: bool>(self) -> Self::Output;
 }
 
 /// One fused engine, through a token type.
@@ -229,7 +232,7 @@ impl<'a> Message<'a> {
     /// # Safety
     /// As [`Job::run`], with the message's obligation.
     #[inline(always)]
-    unsafe fn crypt<L: Lanes, C: Counter, D: Domain, const N: usize, const KARATSUBA: bool>(
+    unsafe fn crypt<L: AesLanes, C: Counter, D: Domain, const N: usize, const KARATSUBA: bool>(
         &self,
         ks: &AesKeys<L>,
         ctr: Counter0<'_>,
@@ -288,7 +291,7 @@ impl<const SHORT: bool, const HALF: bool> Job for Gcm<'_, SHORT, HALF> {
     const SHAPED: bool = true;
 
     #[inline(always)]
-    unsafe fn run<L: Lanes, const N: usize, const KARATSUBA: bool>(self) -> [u8; 16] {
+    unsafe fn run<L: AesLanes, const N: usize, const KARATSUBA: bool>(self) -> [u8; 16] {
         // SAFETY: the features and the buffers are the caller's obligations.
         unsafe {
             let ks = AesKeys::<L>::new(self.msg.rk);
@@ -297,7 +300,7 @@ impl<const SHORT: bool, const HALF: bool> Job for Gcm<'_, SHORT, HALF> {
             let s = if SHORT {
                 // `run_gcm` takes this job only for a key's kept powers.
                 let kept = m.powers.kept().expect("a short job on kept powers");
-                kernel::crypt_short::<L, Inc32, Ghash, KARATSUBA>(
+                kernel::crypt_short::<L, Inc32, GhashDomain, KARATSUBA>(
                     &ks,
                     kept,
                     self.ctr(),
@@ -311,9 +314,9 @@ impl<const SHORT: bool, const HALF: bool> Job for Gcm<'_, SHORT, HALF> {
             } else if HALF {
                 // Only the 256-bit engine takes `HALF` (`Isa::GCM_HALF_BELOW`): eight
                 // registers an iteration, so four here.
-                m.crypt::<L, Inc32, Ghash, 4, KARATSUBA>(&ks, self.ctr(), &self.lengths)
+                m.crypt::<L, Inc32, GhashDomain, 4, KARATSUBA>(&ks, self.ctr(), &self.lengths)
             } else {
-                m.crypt::<L, Inc32, Ghash, N, KARATSUBA>(&ks, self.ctr(), &self.lengths)
+                m.crypt::<L, Inc32, GhashDomain, N, KARATSUBA>(&ks, self.ctr(), &self.lengths)
             };
             if self.msg.hashing == Hashing::Off {
                 return s;
@@ -338,10 +341,10 @@ impl Job for GcmTag<'_> {
     type Output = [u8; 16];
 
     #[inline(always)]
-    unsafe fn run<L: Lanes, const N: usize, const KARATSUBA: bool>(self) -> [u8; 16] {
+    unsafe fn run<L: AesLanes, const N: usize, const KARATSUBA: bool>(self) -> [u8; 16] {
         // SAFETY: the features are the caller's obligation.
         unsafe {
-            let s = kernel::hash_message::<L, Ghash, N, KARATSUBA>(
+            let s = kernel::hash_message::<L, GhashDomain, N, KARATSUBA>(
                 Powers::of_kept(self.kept),
                 self.aad,
                 self.ct,
@@ -374,7 +377,7 @@ impl Job for EncryptBlocks<'_> {
     type Output = ();
 
     #[inline(always)]
-    unsafe fn run<L: Lanes, const N: usize, const KARATSUBA: bool>(self) {
+    unsafe fn run<L: AesLanes, const N: usize, const KARATSUBA: bool>(self) {
         // SAFETY: the features are the caller's obligation.
         unsafe { kernel::encrypt_blocks(&AesKeys::<L>::new(self.rk), self.blocks) }
     }
@@ -395,7 +398,7 @@ impl<C: Counter, D: Domain> Job for Crypt<'_, C, D> {
     const SHAPED: bool = true;
 
     #[inline(always)]
-    unsafe fn run<L: Lanes, const N: usize, const KARATSUBA: bool>(self) -> [u8; 16] {
+    unsafe fn run<L: AesLanes, const N: usize, const KARATSUBA: bool>(self) -> [u8; 16] {
         // SAFETY: the features and the buffers are the caller's obligations.
         unsafe {
             let ks = AesKeys::<L>::new(self.msg.rk);
@@ -426,7 +429,7 @@ impl<D: Domain> Job for Hash<'_, D> {
     type Output = [u8; 16];
 
     #[inline(always)]
-    unsafe fn run<L: Lanes, const N: usize, const KARATSUBA: bool>(self) -> [u8; 16] {
+    unsafe fn run<L: AesLanes, const N: usize, const KARATSUBA: bool>(self) -> [u8; 16] {
         // SAFETY: the features are the caller's obligation.
         unsafe {
             kernel::hash_message::<L, D, N, KARATSUBA>(
@@ -522,7 +525,7 @@ pub(crate) fn ctr<I: Isa>(isa: I, rk: &RoundKeys, j0: &J0, buffer: InOutBuf<'_, 
     let (inp, out) = buffer.into_raw();
     let msg = Message::new(
         rk,
-        Powers::of_table(&crate::tables::EMPTY),
+        Powers::of_table(&EMPTY),
         &[],
         (inp, out, len),
         Hashing::Off,
@@ -559,7 +562,7 @@ pub(crate) fn tag<I: Isa>(
 /// domain).
 #[inline]
 pub(crate) fn gcm_j0<I: Isa>(isa: I, kept: &KeptPowers, nonce: &[u8]) -> [u8; 16] {
-    let job = Hash::<Ghash> {
+    let job = Hash::<GhashDomain> {
         powers: Powers::of_kept(kept),
         aad: &[],
         data: nonce,
@@ -578,7 +581,7 @@ pub(crate) fn encrypt_blocks<I: Isa>(isa: I, rk: &RoundKeys, blocks: &mut [[u8; 
 }
 
 /// AES-GCM-SIV's CTR ([`kernel::Le32`]) over `buffer` from the counter block `ctr0`, and, as
-/// `hashing` says, POLYVAL ([`kernel::Polyval`]) under `tbl`'s key of `aad`, the output and
+/// `hashing` says, POLYVAL ([`kernel::PolyvalDomain`]) under `tbl`'s key of `aad`, the output and
 /// the length block in the same pass; returns that hash (meaningless with [`Hashing::Off`]).
 #[inline]
 pub(crate) fn siv_crypt<I: Isa>(
@@ -592,7 +595,7 @@ pub(crate) fn siv_crypt<I: Isa>(
 ) -> [u8; 16] {
     let len = buffer.len();
     let (inp, out) = buffer.into_raw();
-    let job = Crypt::<kernel::Le32, kernel::Polyval> {
+    let job = Crypt::<kernel::Le32, kernel::PolyvalDomain> {
         msg: Message::new(rk, Powers::of_table(tbl), aad, (inp, out, len), hashing),
         ctr0,
         lengths: &crate::siv_length_block(aad.len(), len),
@@ -606,7 +609,7 @@ pub(crate) fn siv_crypt<I: Isa>(
 /// block, on the engine's wide loop.
 #[inline]
 pub(crate) fn polyval<I: Isa>(isa: I, tbl: &PowerTable, aad: &[u8], data: &[u8]) -> [u8; 16] {
-    let job = Hash::<kernel::Polyval> {
+    let job = Hash::<kernel::PolyvalDomain> {
         powers: Powers::of_table(tbl),
         aad,
         data,
@@ -629,7 +632,7 @@ impl Job for SivTagCtr<'_> {
     type Output = ();
 
     #[inline(always)]
-    unsafe fn run<L: Lanes, const N: usize, const KARATSUBA: bool>(self) {
+    unsafe fn run<L: AesLanes, const N: usize, const KARATSUBA: bool>(self) {
         // SAFETY: the features and the buffers are the caller's obligations.
         unsafe {
             let ks = AesKeys::<L>::new(self.msg.rk);
@@ -652,7 +655,7 @@ impl Job for SivTagCtr<'_> {
             // CTR alone, as a constant: the stitched loop's hashing is compiled out of this
             // job (about 4 KB of machine code an engine).
             let m = &self.msg;
-            kernel::crypt::<L, kernel::Le32, kernel::Polyval, N, KARATSUBA>(
+            kernel::crypt::<L, kernel::Le32, kernel::PolyvalDomain, N, KARATSUBA>(
                 &ks,
                 m.powers,
                 start,
@@ -681,7 +684,7 @@ pub(crate) fn siv_tag_ctr<I: Isa>(
     let job = SivTagCtr {
         msg: Message::new(
             rk,
-            Powers::of_table(&crate::tables::EMPTY),
+            Powers::of_table(&EMPTY),
             &[],
             (inp, out, len),
             Hashing::Off,
@@ -692,8 +695,8 @@ pub(crate) fn siv_tag_ctr<I: Isa>(
     unsafe { isa.run(job) }
 }
 
-/// [`kernel::polyval_horner`]: POLYVAL of a short message without a table. No obligation of its
-/// own.
+/// [`clmul_core::wide::polyval_horner`]: POLYVAL of a short message without a table. No
+/// obligation of its own.
 struct PolyvalShort<'a> {
     h: &'a [u8; 16],
     aad: &'a [u8],
@@ -705,9 +708,9 @@ impl Job for PolyvalShort<'_> {
     type Output = [u8; 16];
 
     #[inline(always)]
-    unsafe fn run<L: Lanes, const N: usize, const KARATSUBA: bool>(self) -> [u8; 16] {
+    unsafe fn run<L: AesLanes, const N: usize, const KARATSUBA: bool>(self) -> [u8; 16] {
         // SAFETY: the features are the caller's obligation.
-        unsafe { kernel::polyval_horner::<L>(self.h, self.aad, self.data, &self.lengths) }
+        unsafe { clmul_core::wide::polyval_horner::<L>(self.h, self.aad, self.data, &self.lengths) }
     }
 }
 
@@ -737,7 +740,7 @@ impl Job for PolyvalTable<'_> {
     type Output = ();
 
     #[inline(always)]
-    unsafe fn run<L: Lanes, const N: usize, const KARATSUBA: bool>(self) {
+    unsafe fn run<L: AesLanes, const N: usize, const KARATSUBA: bool>(self) {
         // SAFETY: the features are the caller's obligation.
         unsafe { kernel::fill_table::<L>(self.h, self.out) }
     }
@@ -753,7 +756,7 @@ impl Job for KeptJob<'_> {
     type Output = ();
 
     #[inline(always)]
-    unsafe fn run<L: Lanes, const N: usize, const KARATSUBA: bool>(self) {
+    unsafe fn run<L: AesLanes, const N: usize, const KARATSUBA: bool>(self) {
         // SAFETY: the features are the caller's obligation.
         unsafe { kernel::kept_powers::<L>(self.h, self.out) }
     }

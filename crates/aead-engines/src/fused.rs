@@ -29,8 +29,9 @@
 )]
 
 use crate::engine::{self, Engine, Isa};
-use crate::tables::{KeptPowers, RoundKeys};
+use crate::tables::RoundKeys;
 use crate::{J0, tag_matches};
+use clmul_core::wide::KeptPowers;
 use inout::InOutBuf;
 
 #[cfg(all(target_arch = "aarch64", target_endian = "little"))]

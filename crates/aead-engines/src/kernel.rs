@@ -78,20 +78,18 @@
 ))]
 mod tests;
 
-use core::mem::MaybeUninit;
-
-use crate::lanes::{Lanes, fence, xor3};
-use crate::tables::{EMPTY, Held, KEPT, KeptPowers, PowerTable, RoundKeys, TOP};
+use crate::lanes::{AesLanes, fence, xor3};
+use crate::tables::RoundKeys;
+pub(crate) use clmul_core::wide::{
+    Acc, Domain, GhashDomain, Held, KEPT, KeptPowers, PolyvalDomain, PowerTable, Powers, Prod, TOP,
+    Table, Tail, data_y, field_data, fill_table, hash_bytes, kept_powers, products, swapped,
+};
 
 mod aes;
 mod counter;
-mod hash;
-mod powers;
 
 pub(crate) use aes::*;
 pub(crate) use counter::*;
-pub(crate) use hash::*;
-pub(crate) use powers::*;
 
 /// How many iterations behind its CTR a stitched loop hashes its own output.
 pub(crate) const LAG: usize = 2;
@@ -118,7 +116,7 @@ struct Ghashed<'a, L> {
     lanes: core::marker::PhantomData<L>,
 }
 
-impl<L: Lanes> Ghashed<'_, L> {
+impl<L: AesLanes> Ghashed<'_, L> {
     /// GHASH step `s` of [`stitched`] (a function, not a closure: a closure in this generic
     /// code would be compiled without the engine's features).
     ///
@@ -173,7 +171,7 @@ impl<L: Lanes> Ghashed<'_, L> {
 /// writable at `out` (`inp` and `out` equal or disjoint).
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-unsafe fn stitched<L: Lanes, C: Counter, D: Domain, const N: usize, const KARATSUBA: bool>(
+unsafe fn stitched<L: AesLanes, C: Counter, D: Domain, const N: usize, const KARATSUBA: bool>(
     ks: &AesKeys<L>,
     tbl: Held<'_>,
     y: &mut L,
@@ -252,7 +250,7 @@ unsafe fn stitched<L: Lanes, C: Counter, D: Domain, const N: usize, const KARATS
 
 /// The table index of a stitched iteration's highest power, H^(N * BLOCKS).
 #[inline(always)]
-const fn stitched_base<L: Lanes, const N: usize>() -> usize {
+const fn stitched_base<L: AesLanes, const N: usize>() -> usize {
     PowerTable::index(N * L::BLOCKS)
 }
 
@@ -261,7 +259,7 @@ const fn stitched_base<L: Lanes, const N: usize>() -> usize {
 /// # Safety
 /// As [`stitched`] (without `src`).
 #[inline(always)]
-unsafe fn ctr_only<L: Lanes, C: Counter, const N: usize>(
+unsafe fn ctr_only<L: AesLanes, C: Counter, const N: usize>(
     ks: &AesKeys<L>,
     ctr: &mut C::State<L>,
     inp: *const u8,
@@ -299,7 +297,7 @@ pub(crate) fn is_short(aad_len: usize, len: usize) -> bool {
 /// As [`crypt`].
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-pub(crate) unsafe fn crypt_short<L: Lanes, C: Counter, D: Domain, const KARATSUBA: bool>(
+pub(crate) unsafe fn crypt_short<L: AesLanes, C: Counter, D: Domain, const KARATSUBA: bool>(
     ks: &AesKeys<L>,
     kept: &KeptPowers,
     ctr0: Counter0<'_>,
@@ -338,7 +336,7 @@ pub(crate) unsafe fn crypt_short<L: Lanes, C: Counter, D: Domain, const KARATSUB
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 pub(crate) unsafe fn crypt<
-    L: Lanes,
+    L: AesLanes,
     C: Counter,
     D: Domain,
     const N: usize,
@@ -455,7 +453,7 @@ struct Tailed<'a> {
 /// # Safety
 /// As [`crypt`], for the bytes `m.off..m.len`.
 #[inline(always)]
-unsafe fn tail<L: Lanes, C: Counter, D: Domain, T: Table, const KARATSUBA: bool>(
+unsafe fn tail<L: AesLanes, C: Counter, D: Domain, T: Table, const KARATSUBA: bool>(
     ks: &AesKeys<L>,
     tbl: T,
     ctr: &mut C::State<L>,
@@ -527,7 +525,7 @@ impl Group {
     /// (`len - off > (K - 1) * 16 * BLOCKS`).
     #[inline(always)]
     unsafe fn run<
-        L: Lanes,
+        L: AesLanes,
         C: Counter,
         D: Domain,
         T: Table,
@@ -595,7 +593,7 @@ impl Group {
 /// # Safety
 /// As the [`Lanes`] methods.
 #[inline(always)]
-pub(crate) unsafe fn hash_message<L: Lanes, D: Domain, const N: usize, const KARATSUBA: bool>(
+pub(crate) unsafe fn hash_message<L: AesLanes, D: Domain, const N: usize, const KARATSUBA: bool>(
     powers: Powers<'_>,
     aad: &[u8],
     data: &[u8],

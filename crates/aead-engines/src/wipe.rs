@@ -28,21 +28,6 @@ pub(crate) fn wipe(bytes: &mut [u8]) {
     let _ = bytes;
 }
 
-/// Clears `words` (a table of powers of a hash key), as [`wipe`].
-#[inline]
-pub(crate) fn wipe_words(words: &mut [core::mem::MaybeUninit<u128>]) {
-    #[cfg(feature = "siv-wipe")]
-    {
-        for w in words {
-            // SAFETY: `w` is a valid `&mut MaybeUninit<u128>`: non-null, aligned and writable.
-            unsafe { core::ptr::write_volatile(w, core::mem::MaybeUninit::new(0)) };
-        }
-        core::sync::atomic::compiler_fence(core::sync::atomic::Ordering::SeqCst);
-    }
-    #[cfg(not(feature = "siv-wipe"))]
-    let _ = words;
-}
-
 #[cfg(all(test, feature = "siv-wipe"))]
 mod tests {
     #[test]

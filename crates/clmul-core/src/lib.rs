@@ -66,6 +66,13 @@ mod portable;
 mod powers;
 mod state;
 mod taint;
+#[doc(hidden)]
+#[cfg(any(
+    target_arch = "x86",
+    target_arch = "x86_64",
+    all(target_arch = "aarch64", target_endian = "little")
+))]
+pub mod wide;
 
 #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
 mod x86;

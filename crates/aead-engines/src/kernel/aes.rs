@@ -22,7 +22,7 @@ pub(crate) struct AesKeys<L> {
     pub(super) rounds: usize,
 }
 
-impl<L: Lanes> AesKeys<L> {
+impl<L: AesLanes> AesKeys<L> {
     /// The registers for `rk` (loops, not closures: a closure in this generic code would be
     /// compiled without the engine's features).
     ///
@@ -144,7 +144,7 @@ impl<L: Lanes> AesKeys<L> {
 
 /// One AES round with key `k` on every register of `x`.
 #[inline(always)]
-pub(super) unsafe fn round_all<L: Lanes, const N: usize>(x: &mut [L; N], k: L) {
+pub(super) unsafe fn round_all<L: AesLanes, const N: usize>(x: &mut [L; N], k: L) {
     for v in x.iter_mut() {
         // SAFETY: forwarded from the caller.
         *v = unsafe { L::aes_round(*v, k) };
@@ -156,7 +156,7 @@ pub(super) unsafe fn round_all<L: Lanes, const N: usize>(x: &mut [L; N], k: L) {
 /// # Safety
 /// As the [`Lanes`] methods.
 #[inline(always)]
-pub(crate) unsafe fn encrypt_blocks<L: Lanes>(ks: &AesKeys<L>, blocks: &mut [[u8; 16]]) {
+pub(crate) unsafe fn encrypt_blocks<L: AesLanes>(ks: &AesKeys<L>, blocks: &mut [[u8; 16]]) {
     for chunk in blocks.chunks_mut(L::BLOCKS) {
         let whole = chunk.len() == L::BLOCKS;
         let n = 16 * chunk.len();

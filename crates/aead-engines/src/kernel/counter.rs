@@ -17,7 +17,7 @@ pub(crate) struct Counter0<'a> {
 /// A counter flavour: how consecutive counter blocks are made.
 pub(crate) trait Counter {
     /// The counter as the kernel carries it.
-    type State<L: Lanes>: Copy;
+    type State<L: AesLanes>: Copy;
 
     /// The state of counter `c` (GCM starts at `inc32(J0)`, and passing `J0` itself keeps the
     /// counter's value a load of the caller's block, which the disassembly check of
@@ -25,13 +25,13 @@ pub(crate) trait Counter {
     ///
     /// # Safety
     /// As the [`Lanes`] methods.
-    unsafe fn start<L: Lanes>(c: Counter0<'_>) -> Self::State<L>;
+    unsafe fn start<L: AesLanes>(c: Counter0<'_>) -> Self::State<L>;
 
     /// The next `N` registers of counter blocks (lane order), advancing the state.
     ///
     /// # Safety
     /// As the [`Lanes`] methods.
-    unsafe fn take<L: Lanes, const N: usize>(s: &mut Self::State<L>) -> [L; N];
+    unsafe fn take<L: AesLanes, const N: usize>(s: &mut Self::State<L>) -> [L; N];
 
     /// [`Counter::take`] with no branch on the counter's value: for the few registers of a
     /// message's tail, where the shortcut saves little and the value may reach the branch
@@ -41,7 +41,7 @@ pub(crate) trait Counter {
     /// # Safety
     /// As the [`Lanes`] methods.
     #[inline(always)]
-    unsafe fn take_any<L: Lanes, const N: usize>(s: &mut Self::State<L>) -> [L; N] {
+    unsafe fn take_any<L: AesLanes, const N: usize>(s: &mut Self::State<L>) -> [L; N] {
         // SAFETY: forwarded from the caller.
         unsafe { Self::take::<L, N>(s) }
     }
@@ -49,7 +49,7 @@ pub(crate) trait Counter {
 
 /// Every lane holding `k` in word `j`, the other words zero.
 #[inline(always)]
-pub(super) unsafe fn word<L: Lanes>(j: usize, k: u32) -> L {
+pub(super) unsafe fn word<L: AesLanes>(j: usize, k: u32) -> L {
     let mut w = [0u32; 16];
     for l in 0..4 {
         w[4 * l + j] = k;
@@ -60,7 +60,7 @@ pub(super) unsafe fn word<L: Lanes>(j: usize, k: u32) -> L {
 
 /// Lane `l` holding `l` in word 0: the lanes' offsets from lane 0's counter.
 #[inline(always)]
-pub(super) unsafe fn lane_offsets<L: Lanes>() -> L {
+pub(super) unsafe fn lane_offsets<L: AesLanes>() -> L {
     // SAFETY: forwarded from the caller.
     unsafe { L::from_words(&[0, 0, 0, 0, 1, 0, 0, 0, 2, 0, 0, 0, 3, 0, 0, 0]) }
 }
@@ -79,10 +79,10 @@ pub(crate) struct Inc32State<L> {
 }
 
 impl Counter for Inc32 {
-    type State<L: Lanes> = Inc32State<L>;
+    type State<L: AesLanes> = Inc32State<L>;
 
     #[inline(always)]
-    unsafe fn start<L: Lanes>(c: Counter0<'_>) -> Inc32State<L> {
+    unsafe fn start<L: AesLanes>(c: Counter0<'_>) -> Inc32State<L> {
         let Counter0 {
             block,
             skip,
@@ -108,7 +108,7 @@ impl Counter for Inc32 {
     /// shuffle. Otherwise, and always when the counter is not public, they are made
     /// byte-reversed, where a 32-bit add carries.
     #[inline(always)]
-    unsafe fn take<L: Lanes, const N: usize>(s: &mut Inc32State<L>) -> [L; N] {
+    unsafe fn take<L: AesLanes, const N: usize>(s: &mut Inc32State<L>) -> [L; N] {
         let n = (L::BLOCKS * N) as u32;
         let b = L::BLOCKS as u32;
         let mut out = [s.be; N];
@@ -129,7 +129,7 @@ impl Counter for Inc32 {
 
     /// The blocks made byte-reversed, where a 32-bit add carries.
     #[inline(always)]
-    unsafe fn take_any<L: Lanes, const N: usize>(s: &mut Inc32State<L>) -> [L; N] {
+    unsafe fn take_any<L: AesLanes, const N: usize>(s: &mut Inc32State<L>) -> [L; N] {
         let n = (L::BLOCKS * N) as u32;
         let b = L::BLOCKS as u32;
         let mut out = [s.be; N];
@@ -151,10 +151,10 @@ impl Counter for Inc32 {
 pub(crate) struct Le32;
 
 impl Counter for Le32 {
-    type State<L: Lanes> = L;
+    type State<L: AesLanes> = L;
 
     #[inline(always)]
-    unsafe fn start<L: Lanes>(c: Counter0<'_>) -> L {
+    unsafe fn start<L: AesLanes>(c: Counter0<'_>) -> L {
         // SAFETY: forwarded from the caller.
         unsafe {
             L::add32(
@@ -165,7 +165,7 @@ impl Counter for Le32 {
     }
 
     #[inline(always)]
-    unsafe fn take<L: Lanes, const N: usize>(s: &mut L) -> [L; N] {
+    unsafe fn take<L: AesLanes, const N: usize>(s: &mut L) -> [L; N] {
         let b = L::BLOCKS as u32;
         let mut out = [*s; N];
         // SAFETY: forwarded from the caller.

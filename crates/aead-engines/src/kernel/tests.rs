@@ -12,10 +12,12 @@ use std::{eprintln, format, vec};
 
 use aes::cipher::{BlockCipherEncrypt, KeyInit};
 
-use super::{Counter, Domain, Ghash, Hashing, Inc32, Le32, Polyval, Powers};
+use super::{
+    Counter, Domain, GhashDomain as Ghash, Hashing, Inc32, Le32, PolyvalDomain as Polyval, Powers,
+};
 use crate::engine::{Crypt, EncryptBlocks, Hash, Isa, Job, Message};
-use crate::lanes::Lanes;
-use crate::tables::{KEPT, KeptPowers, PowerTable, TOP};
+use crate::lanes::AesLanes;
+use clmul_core::wide::{EMPTY, KEPT, KeptPowers, PowerTable, TOP};
 
 /// A small deterministic generator (xorshift), so failures reproduce.
 struct Rng(u64);
@@ -242,7 +244,7 @@ fn check_crypt<I: Isa, C: CounterRef, D: DomainRef>(isa: I, rng: &mut Rng, ctr0:
                 }
             }
             for (hashing, powers) in [
-                (Hashing::Off, Powers::of_table(&crate::tables::EMPTY)),
+                (Hashing::Off, Powers::of_table(&EMPTY)),
                 (Hashing::Input, Powers::of_table(&tbl)),
                 (Hashing::Output, Powers::of_table(&tbl)),
                 (Hashing::Input, Powers::of_kept(&kept)),
@@ -417,7 +419,7 @@ struct Expand<'a> {
 impl Job for Expand<'_> {
     type Output = PowerTable;
 
-    unsafe fn run<L: Lanes, const N: usize, const KARATSUBA: bool>(self) -> PowerTable {
+    unsafe fn run<L: AesLanes, const N: usize, const KARATSUBA: bool>(self) -> PowerTable {
         let mut local = PowerTable::new();
         let kept = Powers::of_kept(self.kept);
         // SAFETY: the features are the caller's obligation.
@@ -509,7 +511,7 @@ struct Short<'a, C, D> {
 impl<C: Counter, D: Domain> Job for Short<'_, C, D> {
     type Output = [u8; 16];
 
-    unsafe fn run<L: Lanes, const N: usize, const KARATSUBA: bool>(self) -> [u8; 16] {
+    unsafe fn run<L: AesLanes, const N: usize, const KARATSUBA: bool>(self) -> [u8; 16] {
         // SAFETY: the features and the buffers are the caller's obligations.
         unsafe {
             let ks = super::AesKeys::<L>::new(self.rk);

@@ -13,25 +13,9 @@ use core::arch::x86_64::*;
 use crate::engine::Engine;
 
 super::x86_engine! {
-    lanes: __m128i, blocks: 1, regs: 8,
+    lanes: __m128i, regs: 8,
     detect: ["aes", "pclmulqdq", "sse2", "ssse3"],
     engines: (Engine::AesNi, Engine::AesNi), shapes: false,
     asm: (xmm_reg, "sse2"),
-    zero: _mm_setzero_si128, load: _mm_loadu_si128, store: _mm_storeu_si128,
-    xor: _mm_xor_si128, and: _mm_and_si128, add32: _mm_add_epi32,
-    shuffle_bytes: _mm_shuffle_epi8, shuffle_words: _mm_shuffle_epi32,
-    unpack: (_mm_unpacklo_epi64, _mm_unpackhi_epi64), paired_middles: false,
-    clmul: _mm_clmulepi64_si128,
-    aesenc: _mm_aesenc_si128, aesenclast: _mm_aesenclast_si128,
-    from128: same, zext: same, to128: same, fold: same,
-    overrides: {}
-}
-
-/// The register as it is (one lane: broadcasting, widening and folding are nothing).
-///
-/// # Safety
-/// None (`unsafe` for the table's sake: its other entries are intrinsics).
-#[inline(always)]
-unsafe fn same(v: __m128i) -> __m128i {
-    v
+    add32: _mm_add_epi32, aesenc: _mm_aesenc_si128, aesenclast: _mm_aesenclast_si128
 }

@@ -1,12 +1,11 @@
-//! x86/x86_64 engines: the [`Lanes`] of each register width, their detection, and the AES-NI
-//! key expansion they share.
+//! x86/x86_64 engines: the [`AesLanes`] of each register width, their detection, and the
+//! AES-NI key expansion they share.
 //!
 //! The three widths (`xmm` with AES-NI, `ymm` and `zmm` with VAES) run the same kernel, and
 //! their instructions differ only in name, so one macro ([`x86_engine!`]) writes each
-//! engine's [`Lanes`] implementation, detection and `#[target_feature]` entry point from a
-//! table of intrinsics; what an instruction set changes beyond names (AVX-512's masked
-//! partial loads and `vpternlogq`) is passed in as overriding methods, visibly, in that
-//! engine's module. One token type, [`X86`], serves the three.
+//! engine's [`AesLanes`] implementation, detection and `#[target_feature]` entry point from a
+//! table of intrinsics (the registers' GF(2^128) half, with AVX-512's masked partial loads
+//! and `vpternlogq`, is `clmul_core::wide`'s). One token type, [`X86`], serves the three.
 //!
 //! The x86 `unsafe` code of the crate lives here, next to the intrinsics.
 #![allow(unsafe_code)]
@@ -18,7 +17,7 @@ use core::arch::x86_64::__m128i;
 use core::marker::PhantomData;
 
 use crate::engine::{Engine, Isa, Job};
-use crate::lanes::Lanes;
+use crate::lanes::AesLanes;
 use crate::tables::RoundKeys;
 use inout::InOutBuf;
 
@@ -32,7 +31,7 @@ pub(crate) mod vaes512;
 
 /// An x86 register width with its engine: detection and the `#[target_feature]` entry point
 /// of its module.
-pub(crate) trait Width: Lanes {
+pub(crate) trait Width: AesLanes {
     /// Whether the module has a schoolbook shape besides the Karatsuba one.
     const SHAPES: bool;
 
@@ -147,151 +146,27 @@ unsafe impl<W: Width> Isa for X86<W> {
     }
 }
 
-/// Writes an x86 engine's module body from its intrinsics: `impl Lanes for $ty` (plus the
-/// `overrides`, methods in place of the trait's defaults), the module's detection and
-/// `#[target_feature]` entry point `run` (instantiating a [`Job`] with `$ty` and `$n`
-/// registers to an iteration), and `impl Width for $ty`.
-///
-/// The names: `$from128` puts a block in every lane, `$zext` in lane 0 only, `$to128` takes
-/// lane 0, `$fold` XORs the lanes into one block; `($reg, $feat)` is the `asm!` register class
-/// of the fence and the feature it needs.
+/// Writes an x86 engine's module body from its intrinsics: `impl AesLanes for $ty` (the
+/// register's [`Lanes`](clmul_core::wide::Lanes) half is `clmul_core`'s), the module's
+/// detection and `#[target_feature]` entry point `run` (instantiating a [`Job`] with `$ty` and
+/// `$n` registers to an iteration), and `impl Width for $ty`. `($reg, $feat)` is the `asm!`
+/// register class of the fence and the feature it needs.
 macro_rules! x86_engine {
     (
-        lanes: $ty:ident, blocks: $blocks:expr, regs: $n:expr,
+        lanes: $ty:ident, regs: $n:expr,
         detect: [$($f:tt),+] $(+ ymm [$($y:tt),+])?,
         engines: ($karatsuba:expr, $schoolbook:expr), shapes: $shapes:expr,
         asm: ($reg:ident, $feat:literal),
-        zero: $zero:ident, load: $load:ident, store: $store:ident,
-        xor: $xor:ident, and: $and:ident, add32: $add32:ident,
-        shuffle_bytes: $pshufb:ident, shuffle_words: $pshufd:ident,
-        unpack: ($unpacklo:ident, $unpackhi:ident), paired_middles: $paired:expr,
-        clmul: $clmul:ident,
-        aesenc: $aesenc:ident, aesenclast: $aesenclast:ident,
-        from128: $from128:ident, zext: $zext:ident, to128: $to128:ident, fold: $fold:ident,
-        overrides: { $($item:item)* }
+        add32: $add32:ident, aesenc: $aesenc:ident, aesenclast: $aesenclast:ident
     ) => {
-        impl $crate::lanes::Lanes for $ty {
-            const BLOCKS: usize = $blocks;
+        impl $crate::lanes::AesLanes for $ty {
             const KEY_FIRST: bool = false;
-            const PAIRED_MIDDLES: bool = $paired;
-
-            #[inline(always)]
-            unsafe fn zero() -> Self {
-                // SAFETY: the caller runs with this engine's features.
-                unsafe { $zero() }
-            }
-
-            #[inline(always)]
-            unsafe fn load(p: *const u8) -> Self {
-                // SAFETY: the caller guarantees 16 * BLOCKS readable bytes; no alignment.
-                unsafe { $load(p.cast()) }
-            }
-
-            #[inline(always)]
-            unsafe fn store(p: *mut u8, v: Self) {
-                // SAFETY: the caller guarantees 16 * BLOCKS writable bytes.
-                unsafe { $store(p.cast(), v) }
-            }
-
-            #[inline(always)]
-            unsafe fn broadcast(b: &[u8; 16]) -> Self {
-                // SAFETY: 16 readable bytes; the caller's features.
-                unsafe { $from128(_mm_loadu_si128(b.as_ptr().cast())) }
-            }
-
-            #[inline(always)]
-            unsafe fn from_lane0(b: &[u8; 16]) -> Self {
-                // SAFETY: as above.
-                unsafe { $zext(_mm_loadu_si128(b.as_ptr().cast())) }
-            }
-
-            #[inline(always)]
-            unsafe fn lane0(v: Self) -> [u8; 16] {
-                let mut b = [0u8; 16];
-                // SAFETY: 16 writable bytes; the caller's features.
-                unsafe { _mm_storeu_si128(b.as_mut_ptr().cast(), $to128(v)) };
-                b
-            }
-
-            #[inline(always)]
-            unsafe fn from_words(w: &[u32; 16]) -> Self {
-                // SAFETY: 64 readable bytes, of which the register takes 16 * BLOCKS.
-                unsafe { $load(w.as_ptr().cast()) }
-            }
-
-            #[inline(always)]
-            unsafe fn xor(a: Self, b: Self) -> Self {
-                // SAFETY: the caller's features (in every method below too).
-                unsafe { $xor(a, b) }
-            }
-
-            #[inline(always)]
-            unsafe fn and(a: Self, b: Self) -> Self {
-                // SAFETY: as above.
-                unsafe { $and(a, b) }
-            }
 
             #[inline(always)]
             unsafe fn add32(a: Self, b: Self) -> Self {
-                // SAFETY: as above.
+                // SAFETY: the caller runs with this engine's features (in every method below
+                // too).
                 unsafe { $add32(a, b) }
-            }
-
-            #[inline(always)]
-            unsafe fn reverse(v: Self) -> Self {
-                // SAFETY: as above.
-                unsafe {
-                    let m = _mm_set_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
-                    $pshufb(v, $from128(m))
-                }
-            }
-
-            #[inline(always)]
-            unsafe fn swap_halves(v: Self) -> Self {
-                // SAFETY: as above.
-                unsafe { $pshufd::<0x4e>(v) }
-            }
-
-            #[inline(always)]
-            unsafe fn zip_lo(a: Self, b: Self) -> Self {
-                // SAFETY: as above.
-                unsafe { $unpacklo(a, b) }
-            }
-
-            #[inline(always)]
-            unsafe fn zip_hi(a: Self, b: Self) -> Self {
-                // SAFETY: as above.
-                unsafe { $unpackhi(a, b) }
-            }
-
-            #[inline(always)]
-            unsafe fn clmul_lo(a: Self, b: Self) -> Self {
-                // SAFETY: as above.
-                unsafe { $clmul::<0x00>(a, b) }
-            }
-
-            #[inline(always)]
-            unsafe fn clmul_hi(a: Self, b: Self) -> Self {
-                // SAFETY: as above.
-                unsafe { $clmul::<0x11>(a, b) }
-            }
-
-            #[inline(always)]
-            unsafe fn clmul_hi_lo(a: Self, b: Self) -> Self {
-                // SAFETY: as above.
-                unsafe { $clmul::<0x01>(a, b) }
-            }
-
-            #[inline(always)]
-            unsafe fn clmul_lo_hi(a: Self, b: Self) -> Self {
-                // SAFETY: as above.
-                unsafe { $clmul::<0x10>(a, b) }
-            }
-
-            #[inline(always)]
-            unsafe fn fold_lanes(v: Self) -> Self {
-                // SAFETY: as above.
-                unsafe { $zext($fold(v)) }
             }
 
             #[inline(always)]
@@ -311,11 +186,9 @@ macro_rules! x86_engine {
                 // SAFETY: forwarded from the caller.
                 unsafe { fence_asm(v) }
             }
-
-            $($item)*
         }
 
-        /// [`crate::lanes::Lanes::fence_asm`]: the register class needs its feature enabled
+        /// [`crate::lanes::AesLanes::fence_asm`]: the register class needs its feature enabled
         /// where the `asm!` is.
         ///
         /// # Safety

@@ -25,9 +25,10 @@ use core::arch::x86_64::*;
 use inout::InOutBuf;
 
 use super::aesni;
-use crate::kernel::{AesKeys, mul_lanes, mul2_lanes};
+use crate::kernel::AesKeys;
 use crate::lanes::Lanes;
 use crate::tables::RoundKeys;
+use clmul_core::wide::{mul_lanes, mul2_lanes};
 
 /// The most bytes of AAD and text together this path takes: the bound of AES-GCM-SIV's
 /// Horner path (`siv::HORNER_UPTO`, which `siv` checks before it calls here).

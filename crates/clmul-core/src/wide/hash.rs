@@ -1,4 +1,4 @@
-//! The GHASH/POLYVAL half of the kernel: the hash domains ([`Domain`]), the products of a
+//! The width-generic GHASH/POLYVAL: the hash domains ([`Domain`]), the products of a
 //! register of data and a register of powers of H ([`Table`], `products`), their unreduced sums
 //! and the reduction (`Acc`), and the end of a message hashed from registers with one
 //! reduction (`Tail`, `hash_bytes`).
@@ -7,26 +7,26 @@
 use super::*;
 
 /// A hash domain: how a block of data becomes a field element.
-pub(crate) trait Domain {
+pub trait Domain {
     /// GHASH's blocks are byte-reflected POLYVAL elements (RFC 8452, Appendix A).
     const REFLECT: bool;
 }
 
 /// GHASH (AES-GCM): each block byte-reversed.
-pub(crate) struct Ghash;
+pub struct GhashDomain;
 
-impl Domain for Ghash {
+impl Domain for GhashDomain {
     const REFLECT: bool = true;
 }
 
 /// POLYVAL (AES-GCM-SIV): blocks as they are.
-pub(crate) struct Polyval;
+pub struct PolyvalDomain;
 
-impl Domain for Polyval {
+impl Domain for PolyvalDomain {
     const REFLECT: bool = false;
 }
 
-/// Whether this engine hashes the domain's data half-swapped ([`Lanes::SWAP_REFLECT`], and
+/// Whether this register type hashes the domain's data half-swapped ([`Lanes::SWAP_REFLECT`], and
 /// GHASH's byte reflection to undo): each element `x` is then held as its halves swapped,
 /// `[x.hi, x.lo]`, which is what reversing the bytes of each 64-bit half gives (one `REV64`
 /// on ARMv8, where the whole reflection is `REV64` + `EXT`). The powers it multiplies by are
@@ -34,14 +34,14 @@ impl Domain for Polyval {
 /// the products of two swapped operands are the same four with `lo` and `hi` exchanged
 /// ([`products`]), and the Karatsuba middles (`lo ^ hi` of each) do not change.
 #[inline(always)]
-pub(super) fn swapped<L: Lanes, D: Domain>() -> bool {
+pub fn swapped<L: Lanes, D: Domain>() -> bool {
     L::SWAP_REFLECT && D::REFLECT
 }
 
 /// A register of data as the field elements the products take: [`field`], or half-swapped
 /// ([`swapped`]).
 #[inline(always)]
-pub(super) unsafe fn field_data<L: Lanes, D: Domain>(v: L) -> L {
+pub unsafe fn field_data<L: Lanes, D: Domain>(v: L) -> L {
     // SAFETY: forwarded from the caller.
     unsafe {
         if swapped::<L, D>() {
@@ -55,7 +55,7 @@ pub(super) unsafe fn field_data<L: Lanes, D: Domain>(v: L) -> L {
 /// The running hash (a reduced element, never swapped) as data to add to a register of
 /// [`field_data`].
 #[inline(always)]
-pub(super) unsafe fn data_y<L: Lanes, D: Domain>(y: L) -> L {
+pub unsafe fn data_y<L: Lanes, D: Domain>(y: L) -> L {
     // SAFETY: forwarded from the caller.
     unsafe {
         if swapped::<L, D>() {
@@ -69,7 +69,7 @@ pub(super) unsafe fn data_y<L: Lanes, D: Domain>(y: L) -> L {
 /// A register of data as field elements (GHASH: byte-reflected), or a reduced element back
 /// to bytes.
 #[inline(always)]
-pub(super) unsafe fn field<L: Lanes, D: Domain>(v: L) -> L {
+pub unsafe fn field<L: Lanes, D: Domain>(v: L) -> L {
     if D::REFLECT {
         // SAFETY: forwarded from the caller.
         unsafe { L::reverse(v) }
@@ -81,10 +81,10 @@ pub(super) unsafe fn field<L: Lanes, D: Domain>(v: L) -> L {
 /// Unreduced sums of products, lane by lane: `lo` (coefficients 0..127), `mi` (64..191;
 /// with Karatsuba, before adding `lo` and `hi`), `hi` (128..255).
 #[derive(Clone, Copy)]
-pub(super) struct Acc<L> {
-    pub(super) lo: L,
-    pub(super) mi: L,
-    pub(super) hi: L,
+pub struct Acc<L> {
+    pub lo: L,
+    pub mi: L,
+    pub hi: L,
 }
 
 /// The products of one register: schoolbook's middle is `mi ^ mi2`; Karatsuba leaves `mi2`
@@ -93,18 +93,18 @@ pub(super) struct Acc<L> {
 /// multiplies two registers' middles together ([`Prod::middles`]) or one alone
 /// ([`Prod::middle`]).
 #[derive(Clone, Copy)]
-pub(super) struct Prod<L> {
-    pub(super) lo: L,
-    pub(super) mi: L,
-    pub(super) mi2: L,
-    pub(super) hi: L,
+pub struct Prod<L> {
+    pub lo: L,
+    pub mi: L,
+    pub mi2: L,
+    pub hi: L,
 }
 
-/// Powers of H as the kernel reads them: H^n at index `top() - n`, highest first, with zeros
+/// Powers of H as the hash reads them: H^n at index `top() - n`, highest first, with zeros
 /// after H^1: a call's [`PowerTable`] (the tail of a longer message), the view of it the wide
 /// loops read, checked once before the loop ([`Held`]), or an AES-GCM key's [`KeptPowers`] (a
 /// short message), each with its layout at compile time.
-pub(crate) trait Table: Copy {
+pub trait Table: Copy {
     /// The highest power the layout has room for.
     fn top(self) -> usize;
 
@@ -194,7 +194,7 @@ impl Table for &KeptPowers {
 
 /// `x * powers(i)` of `tbl`, lane by lane, unreduced.
 #[inline(always)]
-pub(super) unsafe fn products<L: Lanes, T: Table, const KARATSUBA: bool>(
+pub unsafe fn products<L: Lanes, T: Table, const KARATSUBA: bool>(
     x: L,
     tbl: T,
     i: usize,
@@ -236,7 +236,7 @@ pub(super) unsafe fn products<L: Lanes, T: Table, const KARATSUBA: bool>(
 /// The product of `x`'s and `h`'s low halves; of half-swapped operands ([`swapped`]), that of
 /// the high halves (the middle terms of the two do not change).
 #[inline(always)]
-pub(super) unsafe fn low<L: Lanes>(x: L, h: L, swapped: bool) -> L {
+pub unsafe fn low<L: Lanes>(x: L, h: L, swapped: bool) -> L {
     // SAFETY: forwarded from the caller.
     unsafe {
         if swapped {
@@ -249,7 +249,7 @@ pub(super) unsafe fn low<L: Lanes>(x: L, h: L, swapped: bool) -> L {
 
 /// The product of the high halves ([`low`]'s counterpart).
 #[inline(always)]
-pub(super) unsafe fn high<L: Lanes>(x: L, h: L, swapped: bool) -> L {
+pub unsafe fn high<L: Lanes>(x: L, h: L, swapped: bool) -> L {
     // SAFETY: forwarded from the caller.
     unsafe {
         if swapped {
@@ -264,7 +264,7 @@ impl<L: Lanes> Prod<L> {
     /// Karatsuba's middle product of one register whose multiply [`products`] left for later
     /// ([`Lanes::PAIRED_MIDDLES`]): `(x.lo ^ x.hi) * (h.lo ^ h.hi)`.
     #[inline(always)]
-    pub(super) unsafe fn middle(&self) -> L {
+    pub unsafe fn middle(&self) -> L {
         // SAFETY: forwarded from the caller.
         unsafe { L::clmul_lo(L::xor(self.mi, L::swap_halves(self.mi)), self.mi2) }
     }
@@ -274,7 +274,7 @@ impl<L: Lanes> Prod<L> {
     /// one XOR where one register alone takes a shuffle and an XOR), multiplied by the low
     /// half of `a`'s middle operand and the high half of `b`'s (each holds it in both halves).
     #[inline(always)]
-    pub(super) unsafe fn middles(a: &Self, b: &Self) -> (L, L) {
+    pub unsafe fn middles(a: &Self, b: &Self) -> (L, L) {
         // SAFETY: forwarded from the caller.
         unsafe {
             let f = L::xor(L::zip_lo(a.mi, b.mi), L::zip_hi(a.mi, b.mi));
@@ -285,7 +285,7 @@ impl<L: Lanes> Prod<L> {
 
 impl<L: Lanes> Acc<L> {
     #[inline(always)]
-    pub(super) unsafe fn zero() -> Self {
+    pub unsafe fn zero() -> Self {
         // SAFETY: forwarded from the caller.
         let z = unsafe { L::zero() };
         Acc {
@@ -297,7 +297,7 @@ impl<L: Lanes> Acc<L> {
 
     /// The sum of two registers' products (the first pair of a stride).
     #[inline(always)]
-    pub(super) unsafe fn pair<const KARATSUBA: bool>(a: &Prod<L>, b: &Prod<L>) -> Self {
+    pub unsafe fn pair<const KARATSUBA: bool>(a: &Prod<L>, b: &Prod<L>) -> Self {
         // SAFETY: forwarded from the caller.
         unsafe {
             let mi = if KARATSUBA && L::PAIRED_MIDDLES {
@@ -318,7 +318,7 @@ impl<L: Lanes> Acc<L> {
 
     /// Adds two registers' products.
     #[inline(always)]
-    pub(super) unsafe fn add_pair<const KARATSUBA: bool>(&mut self, a: &Prod<L>, b: &Prod<L>) {
+    pub unsafe fn add_pair<const KARATSUBA: bool>(&mut self, a: &Prod<L>, b: &Prod<L>) {
         // SAFETY: forwarded from the caller.
         unsafe {
             self.lo = xor3(self.lo, a.lo, b.lo);
@@ -336,7 +336,7 @@ impl<L: Lanes> Acc<L> {
 
     /// Adds one register's products.
     #[inline(always)]
-    pub(super) unsafe fn add<const KARATSUBA: bool>(&mut self, a: &Prod<L>) {
+    pub unsafe fn add<const KARATSUBA: bool>(&mut self, a: &Prod<L>) {
         // SAFETY: forwarded from the caller.
         unsafe {
             self.lo = L::xor(self.lo, a.lo);
@@ -353,7 +353,7 @@ impl<L: Lanes> Acc<L> {
 
     /// Reduction step 1: Karatsuba's middle made whole, and the low product folded into it.
     #[inline(always)]
-    pub(super) unsafe fn fold_lo<const KARATSUBA: bool>(&mut self) {
+    pub unsafe fn fold_lo<const KARATSUBA: bool>(&mut self) {
         // SAFETY: forwarded from the caller.
         unsafe {
             let mi = if KARATSUBA {
@@ -369,7 +369,7 @@ impl<L: Lanes> Acc<L> {
     /// Reduction step 2: the middle folded into the high product, which is then the reduced
     /// value of each lane.
     #[inline(always)]
-    pub(super) unsafe fn fold_mi(&mut self) {
+    pub unsafe fn fold_mi(&mut self) {
         // SAFETY: forwarded from the caller.
         unsafe {
             let t = L::clmul_lo(self.mi, poly());
@@ -379,7 +379,7 @@ impl<L: Lanes> Acc<L> {
 
     /// The reduced sum, in lane 0.
     #[inline(always)]
-    pub(super) unsafe fn reduce<const KARATSUBA: bool>(mut self) -> L {
+    pub unsafe fn reduce<const KARATSUBA: bool>(mut self) -> L {
         // SAFETY: forwarded from the caller.
         unsafe {
             self.fold_lo::<KARATSUBA>();
@@ -392,7 +392,7 @@ impl<L: Lanes> Acc<L> {
 /// `x^63 + x^62 + x^57` in both halves of every lane: the Montgomery fold (see
 /// `clmul_core::soft`).
 #[inline(always)]
-pub(super) unsafe fn poly<L: Lanes>() -> L {
+pub unsafe fn poly<L: Lanes>() -> L {
     const P: u32 = 0xc200_0000;
     // SAFETY: forwarded from the caller.
     unsafe { L::from_words(&[0, P, 0, P, 0, P, 0, P, 0, P, 0, P, 0, P, 0, P]) }
@@ -400,19 +400,19 @@ pub(super) unsafe fn poly<L: Lanes>() -> L {
 
 /// Hashes the last blocks of a message from registers: every register's products against
 /// its powers are added unreduced, and one reduction ends it.
-pub(super) struct Tail<L> {
-    pub(super) acc: Acc<L>,
+pub struct Tail<L> {
+    pub acc: Acc<L>,
     /// Blocks still to come, this one included: the next block's power of H.
-    pub(super) left: usize,
+    pub left: usize,
     /// The running hash, added to the next block (as data: [`data_y`]).
-    pub(super) y: L,
+    pub y: L,
 }
 
 impl<L: Lanes> Tail<L> {
     /// A tail of `left` blocks from the running hash `y` (a reduced element), hashing `D`'s
     /// data.
     #[inline(always)]
-    pub(super) unsafe fn new<D: Domain>(left: usize, y: L) -> Self {
+    pub unsafe fn new<D: Domain>(left: usize, y: L) -> Self {
         // SAFETY: forwarded from the caller.
         unsafe {
             Tail {
@@ -425,7 +425,7 @@ impl<L: Lanes> Tail<L> {
 
     /// Adds the `nb <= BLOCKS` field elements in the low lanes of `x` (the others zero).
     #[inline(always)]
-    pub(super) unsafe fn add<D: Domain, T: Table, const KARATSUBA: bool>(
+    pub unsafe fn add<D: Domain, T: Table, const KARATSUBA: bool>(
         &mut self,
         tbl: T,
         x: L,
@@ -446,7 +446,7 @@ impl<L: Lanes> Tail<L> {
 
     /// Adds `n` bytes at `p`, zero-padded to whole blocks, a register at a time.
     #[inline(always)]
-    pub(super) unsafe fn add_bytes<D: Domain, T: Table, const KARATSUBA: bool>(
+    pub unsafe fn add_bytes<D: Domain, T: Table, const KARATSUBA: bool>(
         &mut self,
         tbl: T,
         p: *const u8,
@@ -471,7 +471,7 @@ impl<L: Lanes> Tail<L> {
 
     /// Adds the block `b` and reduces: the hash, as bytes (GHASH: un-reflected).
     #[inline(always)]
-    pub(super) unsafe fn finish<D: Domain, T: Table, const KARATSUBA: bool>(
+    pub unsafe fn finish<D: Domain, T: Table, const KARATSUBA: bool>(
         mut self,
         tbl: T,
         b: &[u8; 16],
@@ -490,7 +490,7 @@ impl<L: Lanes> Tail<L> {
 /// # Safety
 /// As the [`Lanes`] methods; `n` bytes at `p` are readable.
 #[inline(always)]
-pub(super) unsafe fn hash_bytes<L: Lanes, D: Domain, const N: usize, const KARATSUBA: bool>(
+pub unsafe fn hash_bytes<L: Lanes, D: Domain, const N: usize, const KARATSUBA: bool>(
     tbl: &PowerTable,
     mut y: L,
     p: *const u8,

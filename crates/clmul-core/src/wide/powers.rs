@@ -5,6 +5,7 @@
 #![allow(unsafe_code)]
 
 use super::*;
+use core::mem::MaybeUninit;
 
 /// `a * b` in POLYVAL's field (Montgomery: `a * b * x^-128`), lane by lane, reduced in each
 /// lane (schoolbook's four products, the reduction's two folds).
@@ -12,7 +13,7 @@ use super::*;
 /// # Safety
 /// As the [`Lanes`] methods.
 #[inline(always)]
-pub(crate) unsafe fn mul_lanes<L: Lanes>(a: L, b: L) -> L {
+pub unsafe fn mul_lanes<L: Lanes>(a: L, b: L) -> L {
     // SAFETY: forwarded from the caller.
     unsafe { reduced(schoolbook(a, b)) }
 }
@@ -55,7 +56,7 @@ unsafe fn reduced<L: Lanes>(mut acc: Acc<L>) -> L {
 /// As the [`Lanes`] methods.
 #[inline(always)]
 #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
-pub(crate) unsafe fn mul2_lanes<L: Lanes>(a: L, h2: L, b: L, h: L) -> L {
+pub unsafe fn mul2_lanes<L: Lanes>(a: L, h2: L, b: L, h: L) -> L {
     // SAFETY: forwarded from the caller.
     unsafe {
         let (p, q) = (schoolbook(a, h2), schoolbook(b, h));
@@ -72,7 +73,7 @@ pub(crate) unsafe fn mul2_lanes<L: Lanes>(a: L, h2: L, b: L, h: L) -> L {
 /// # Safety
 /// As the [`Lanes`] methods.
 #[inline(always)]
-pub(super) unsafe fn spread<L: Lanes>(v: L) -> L {
+pub unsafe fn spread<L: Lanes>(v: L) -> L {
     // SAFETY: forwarded from the caller.
     unsafe { L::broadcast(&L::lane0(v)) }
 }
@@ -84,15 +85,15 @@ pub(super) unsafe fn spread<L: Lanes>(v: L) -> L {
 /// `cargo xtask ct` tells public values from data by their load width, and LLVM narrows an
 /// enum's discriminant load to four bytes; a reference is tested as a whole word.
 #[derive(Clone, Copy)]
-pub(crate) struct Powers<'a> {
-    pub(super) table: Option<&'a PowerTable>,
-    pub(super) kept: Option<&'a KeptPowers>,
+pub struct Powers<'a> {
+    pub table: Option<&'a PowerTable>,
+    pub kept: Option<&'a KeptPowers>,
 }
 
 impl<'a> Powers<'a> {
     /// A whole table.
     #[inline(always)]
-    pub(crate) fn of_table(t: &'a PowerTable) -> Self {
+    pub fn of_table(t: &'a PowerTable) -> Self {
         Powers {
             table: Some(t),
             kept: None,
@@ -101,7 +102,7 @@ impl<'a> Powers<'a> {
 
     /// An AES-GCM key's kept powers.
     #[inline(always)]
-    pub(crate) fn of_kept(k: &'a KeptPowers) -> Self {
+    pub fn of_kept(k: &'a KeptPowers) -> Self {
         Powers {
             table: None,
             kept: Some(k),
@@ -110,7 +111,7 @@ impl<'a> Powers<'a> {
 
     /// The kept powers, if that is the source.
     #[inline(always)]
-    pub(crate) fn kept(self) -> Option<&'a KeptPowers> {
+    pub fn kept(self) -> Option<&'a KeptPowers> {
         self.kept
     }
 
@@ -122,7 +123,7 @@ impl<'a> Powers<'a> {
     /// # Safety
     /// As the [`Lanes`] methods.
     #[inline(always)]
-    pub(super) unsafe fn table<'b, L: Lanes, const KARATSUBA: bool>(
+    pub unsafe fn table<'b, L: Lanes, const KARATSUBA: bool>(
         self,
         need: usize,
         swapped: bool,
@@ -133,7 +134,7 @@ impl<'a> Powers<'a> {
     {
         let tbl = match (self.table, self.kept) {
             // A given table in the other form: a copy, swapped (no caller of the engines
-            // gives an AES-GCM call a table; the kernel tests do).
+            // gives an AES-GCM call a table; `aead-engines`' kernel tests do).
             (Some(t), _) if swapped && need > 0 && !t.is_swapped() => {
                 local.clone_from(t);
                 local.swap_powers();
@@ -165,7 +166,7 @@ impl<'a> Powers<'a> {
 /// # Safety
 /// As the [`Lanes`] methods.
 #[inline(always)]
-pub(super) unsafe fn first_powers<L: Lanes>(h: &[u8; 16]) -> [L; 4] {
+pub unsafe fn first_powers<L: Lanes>(h: &[u8; 16]) -> [L; 4] {
     let b = L::BLOCKS;
     // SAFETY: the caller's features.
     unsafe {
@@ -192,11 +193,7 @@ pub(super) unsafe fn first_powers<L: Lanes>(h: &[u8; 16]) -> [L; 4] {
 /// # Safety
 /// As the [`Lanes`] methods.
 #[inline(always)]
-pub(super) unsafe fn store_powers<L: Lanes, const MIDDLES: bool>(
-    tbl: &mut PowerTable,
-    g: usize,
-    v: L,
-) {
+pub unsafe fn store_powers<L: Lanes, const MIDDLES: bool>(tbl: &mut PowerTable, g: usize, v: L) {
     let i = PowerTable::index(L::BLOCKS * (g + 1));
     let (pow, powx) = tbl.entries_mut();
     let (p, x) = (&mut pow[i..i + L::BLOCKS], &mut powx[i..i + L::BLOCKS]);
@@ -216,7 +213,7 @@ pub(super) unsafe fn store_powers<L: Lanes, const MIDDLES: bool>(
 /// # Safety
 /// As the [`Lanes`] methods; register `g` of `tbl` was stored.
 #[inline(always)]
-pub(super) unsafe fn load_powers<L: Lanes>(tbl: &mut PowerTable, g: usize) -> L {
+pub unsafe fn load_powers<L: Lanes>(tbl: &mut PowerTable, g: usize) -> L {
     let i = PowerTable::index(L::BLOCKS * (g + 1));
     let (pow, _) = tbl.entries_mut();
     // SAFETY: forwarded from the caller; `BLOCKS` entries from `i` are in the table (a
@@ -230,13 +227,13 @@ pub(super) unsafe fn load_powers<L: Lanes>(tbl: &mut PowerTable, g: usize) -> L 
 /// products are independent (H^(m+1)..H^2m = H^1..H^m times H^m), with H^33 = H^32 `h1` when
 /// `need` is more than 32 (`need <= TOP`); then records what it holds. On registers of two or
 /// four blocks every register stays in `regs` (sixteen at most); one block a register (32 of
-/// them, more than the engine has) reloads each from its store.
+/// them, more than a register file has) reloads each from its store.
 ///
 /// # Safety
 /// As the [`Lanes`] methods; the table's registers of H^1..H^have were stored, and its pad
 /// zeroed.
 #[inline(always)]
-pub(super) unsafe fn grow<L: Lanes, const MIDDLES: bool>(
+pub unsafe fn grow<L: Lanes, const MIDDLES: bool>(
     tbl: &mut PowerTable,
     mut regs: [L; 16],
     have: usize,
@@ -311,14 +308,14 @@ pub(super) unsafe fn grow<L: Lanes, const MIDDLES: bool>(
 }
 
 /// Fills `tbl` (a new table) with the powers H^1..H^TOP of the POLYVAL key `h` and their
-/// Karatsuba middles, with the engine's carry-less multiplies: an AES-GCM-SIV message's
+/// Karatsuba middles, with the register type's carry-less multiplies: an AES-GCM-SIV message's
 /// table. Depth six multiplies (H^2; H^3, H^4; then doubling by H^4, H^8, H^16; H^33 = H^32
 /// H).
 ///
 /// # Safety
 /// As the [`Lanes`] methods.
 #[inline(always)]
-pub(crate) unsafe fn fill_table<L: Lanes>(h: &[u8; 16], tbl: &mut PowerTable) {
+pub unsafe fn fill_table<L: Lanes>(h: &[u8; 16], tbl: &mut PowerTable) {
     tbl.zero_pad();
     // SAFETY: the caller's features; the registers of H^1..H^4 are stored (and passed on)
     // before `grow`, and the pad zeroed.
@@ -340,7 +337,7 @@ pub(crate) unsafe fn fill_table<L: Lanes>(h: &[u8; 16], tbl: &mut PowerTable) {
 /// # Safety
 /// As the [`Lanes`] methods.
 #[inline(always)]
-pub(crate) unsafe fn kept_powers<L: Lanes>(h: &[u8; 16], out: &mut KeptPowers) {
+pub unsafe fn kept_powers<L: Lanes>(h: &[u8; 16], out: &mut KeptPowers) {
     let b = L::BLOCKS;
     // SAFETY: the caller's features; each store is `b` entries inside `out` (bounds-checked
     // slices, `b * (g + 1) <= KEPT`).
@@ -370,7 +367,7 @@ pub(crate) unsafe fn kept_powers<L: Lanes>(h: &[u8; 16], out: &mut KeptPowers) {
 /// # Safety
 /// As the [`Lanes`] methods.
 #[inline(always)]
-pub(super) unsafe fn expand_kept<L: Lanes, const KARATSUBA: bool>(
+pub unsafe fn expand_kept<L: Lanes, const KARATSUBA: bool>(
     kept: &KeptPowers,
     need: usize,
     tbl: &mut PowerTable,
@@ -403,7 +400,7 @@ pub(super) unsafe fn expand_kept<L: Lanes, const KARATSUBA: bool>(
 /// # Safety
 /// As the [`Lanes`] methods.
 #[inline(always)]
-pub(crate) unsafe fn polyval_horner<L: Lanes>(
+pub unsafe fn polyval_horner<L: Lanes>(
     h: &[u8; 16],
     aad: &[u8],
     data: &[u8],

@@ -1,0 +1,251 @@
+//! [`Lanes`] on x86's three register widths: `xmm` (PCLMULQDQ), `ymm` and `zmm` (VPCLMULQDQ).
+//! Their instructions differ only in name, so one macro writes the three implementations from
+//! a table of intrinsics; what AVX-512 changes beyond names (masked partial loads and stores,
+//! `vpternlogq`) is passed in as overriding methods, visibly, below.
+
+#[cfg(target_arch = "x86")]
+use core::arch::x86::*;
+#[cfg(target_arch = "x86_64")]
+use core::arch::x86_64::*;
+
+use super::Lanes;
+
+/// Writes `impl Lanes for $ty` (plus the `overrides`, methods in place of the trait's
+/// defaults). `$from128` puts a block in every lane, `$zext` in lane 0 only, `$to128` takes
+/// lane 0, `$fold` XORs the lanes into one block.
+macro_rules! x86_lanes {
+    (
+        lanes: $ty:ident, blocks: $blocks:expr,
+        zero: $zero:ident, load: $load:ident, store: $store:ident,
+        xor: $xor:ident, and: $and:ident,
+        shuffle_bytes: $pshufb:ident, shuffle_words: $pshufd:ident,
+        unpack: ($unpacklo:ident, $unpackhi:ident),
+        clmul: $clmul:ident,
+        from128: $from128:ident, zext: $zext:ident, to128: $to128:ident, fold: $fold:ident,
+        overrides: { $($item:item)* }
+    ) => {
+        impl Lanes for $ty {
+            const BLOCKS: usize = $blocks;
+            const PAIRED_MIDDLES: bool = false;
+
+            #[inline(always)]
+            unsafe fn zero() -> Self {
+                // SAFETY: the caller runs with this type's features.
+                unsafe { $zero() }
+            }
+
+            #[inline(always)]
+            unsafe fn load(p: *const u8) -> Self {
+                // SAFETY: the caller guarantees 16 * BLOCKS readable bytes; no alignment.
+                unsafe { $load(p.cast()) }
+            }
+
+            #[inline(always)]
+            unsafe fn store(p: *mut u8, v: Self) {
+                // SAFETY: the caller guarantees 16 * BLOCKS writable bytes.
+                unsafe { $store(p.cast(), v) }
+            }
+
+            #[inline(always)]
+            unsafe fn broadcast(b: &[u8; 16]) -> Self {
+                // SAFETY: 16 readable bytes; the caller's features.
+                unsafe { $from128(_mm_loadu_si128(b.as_ptr().cast())) }
+            }
+
+            #[inline(always)]
+            unsafe fn from_lane0(b: &[u8; 16]) -> Self {
+                // SAFETY: as above.
+                unsafe { $zext(_mm_loadu_si128(b.as_ptr().cast())) }
+            }
+
+            #[inline(always)]
+            unsafe fn lane0(v: Self) -> [u8; 16] {
+                let mut b = [0u8; 16];
+                // SAFETY: 16 writable bytes; the caller's features.
+                unsafe { _mm_storeu_si128(b.as_mut_ptr().cast(), $to128(v)) };
+                b
+            }
+
+            #[inline(always)]
+            unsafe fn from_words(w: &[u32; 16]) -> Self {
+                // SAFETY: 64 readable bytes, of which the register takes 16 * BLOCKS.
+                unsafe { $load(w.as_ptr().cast()) }
+            }
+
+            #[inline(always)]
+            unsafe fn xor(a: Self, b: Self) -> Self {
+                // SAFETY: the caller's features (in every method below too).
+                unsafe { $xor(a, b) }
+            }
+
+            #[inline(always)]
+            unsafe fn and(a: Self, b: Self) -> Self {
+                // SAFETY: as above.
+                unsafe { $and(a, b) }
+            }
+
+            #[inline(always)]
+            unsafe fn reverse(v: Self) -> Self {
+                // SAFETY: as above.
+                unsafe {
+                    let m = _mm_set_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+                    $pshufb(v, $from128(m))
+                }
+            }
+
+            #[inline(always)]
+            unsafe fn swap_halves(v: Self) -> Self {
+                // SAFETY: as above.
+                unsafe { $pshufd::<0x4e>(v) }
+            }
+
+            #[inline(always)]
+            unsafe fn zip_lo(a: Self, b: Self) -> Self {
+                // SAFETY: as above.
+                unsafe { $unpacklo(a, b) }
+            }
+
+            #[inline(always)]
+            unsafe fn zip_hi(a: Self, b: Self) -> Self {
+                // SAFETY: as above.
+                unsafe { $unpackhi(a, b) }
+            }
+
+            #[inline(always)]
+            unsafe fn clmul_lo(a: Self, b: Self) -> Self {
+                // SAFETY: as above.
+                unsafe { $clmul::<0x00>(a, b) }
+            }
+
+            #[inline(always)]
+            unsafe fn clmul_hi(a: Self, b: Self) -> Self {
+                // SAFETY: as above.
+                unsafe { $clmul::<0x11>(a, b) }
+            }
+
+            #[inline(always)]
+            unsafe fn clmul_hi_lo(a: Self, b: Self) -> Self {
+                // SAFETY: as above.
+                unsafe { $clmul::<0x01>(a, b) }
+            }
+
+            #[inline(always)]
+            unsafe fn clmul_lo_hi(a: Self, b: Self) -> Self {
+                // SAFETY: as above.
+                unsafe { $clmul::<0x10>(a, b) }
+            }
+
+            #[inline(always)]
+            unsafe fn fold_lanes(v: Self) -> Self {
+                // SAFETY: as above.
+                unsafe { $zext($fold(v)) }
+            }
+
+            $($item)*
+        }
+    };
+}
+
+x86_lanes! {
+    lanes: __m128i, blocks: 1,
+    zero: _mm_setzero_si128, load: _mm_loadu_si128, store: _mm_storeu_si128,
+    xor: _mm_xor_si128, and: _mm_and_si128,
+    shuffle_bytes: _mm_shuffle_epi8, shuffle_words: _mm_shuffle_epi32,
+    unpack: (_mm_unpacklo_epi64, _mm_unpackhi_epi64),
+    clmul: _mm_clmulepi64_si128,
+    from128: same, zext: same, to128: same, fold: same,
+    overrides: {}
+}
+
+/// The register as it is (one lane: broadcasting, widening and folding are nothing).
+///
+/// # Safety
+/// None (`unsafe` for the table's sake: its other entries are intrinsics).
+#[inline(always)]
+unsafe fn same(v: __m128i) -> __m128i {
+    v
+}
+
+#[cfg(target_arch = "x86_64")]
+x86_lanes! {
+    lanes: __m256i, blocks: 2,
+    zero: _mm256_setzero_si256, load: _mm256_loadu_si256, store: _mm256_storeu_si256,
+    xor: _mm256_xor_si256, and: _mm256_and_si256,
+    shuffle_bytes: _mm256_shuffle_epi8, shuffle_words: _mm256_shuffle_epi32,
+    unpack: (_mm256_unpacklo_epi64, _mm256_unpackhi_epi64),
+    clmul: _mm256_clmulepi64_epi128,
+    from128: _mm256_broadcastsi128_si256, zext: _mm256_zextsi128_si256,
+    to128: _mm256_castsi256_si128, fold: fold256,
+    overrides: {}
+}
+
+/// The XOR of the two 128-bit lanes.
+///
+/// # Safety
+/// The CPU has AVX2.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+unsafe fn fold256(v: __m256i) -> __m128i {
+    // SAFETY: forwarded from the caller.
+    unsafe { _mm_xor_si128(_mm256_castsi256_si128(v), _mm256_extracti128_si256::<1>(v)) }
+}
+
+#[cfg(target_arch = "x86_64")]
+x86_lanes! {
+    lanes: __m512i, blocks: 4,
+    zero: _mm512_setzero_si512, load: _mm512_loadu_si512, store: _mm512_storeu_si512,
+    xor: _mm512_xor_si512, and: _mm512_and_si512,
+    shuffle_bytes: _mm512_shuffle_epi8, shuffle_words: _mm512_shuffle_epi32,
+    unpack: (_mm512_unpacklo_epi64, _mm512_unpackhi_epi64),
+    clmul: _mm512_clmulepi64_epi128,
+    from128: _mm512_broadcast_i32x4, zext: _mm512_zextsi128_si512,
+    to128: _mm512_castsi512_si128, fold: fold512,
+    overrides: {
+        #[inline(always)]
+        unsafe fn load_partial(p: *const u8, n: usize) -> Self {
+            // SAFETY: the caller guarantees `n` readable bytes; masked-off bytes are not
+            // accessed and cannot fault.
+            unsafe { _mm512_maskz_loadu_epi8(byte_mask(n), p.cast()) }
+        }
+
+        #[inline(always)]
+        unsafe fn store_partial(p: *mut u8, n: usize, v: Self) {
+            // SAFETY: the caller guarantees `n` writable bytes; masked-off bytes are not
+            // written.
+            unsafe { _mm512_mask_storeu_epi8(p.cast(), byte_mask(n), v) }
+        }
+
+        #[inline(always)]
+        unsafe fn truncate(v: Self, n: usize) -> Self {
+            // SAFETY: the caller runs with this type's features.
+            unsafe { _mm512_maskz_mov_epi8(byte_mask(n), v) }
+        }
+
+        #[inline(always)]
+        unsafe fn xor3_native(a: Self, b: Self, c: Self) -> Self {
+            // SAFETY: as above.
+            unsafe { _mm512_ternarylogic_epi64::<0x96>(a, b, c) }
+        }
+    }
+}
+
+/// The byte mask of the first `n` bytes of a register (all of them from 64 on).
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn byte_mask(n: usize) -> __mmask64 {
+    if n >= 64 { !0 } else { (1u64 << n) - 1 }
+}
+
+/// The XOR of the four 128-bit lanes.
+///
+/// # Safety
+/// The CPU has AVX-512F.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+unsafe fn fold512(v: __m512i) -> __m128i {
+    // SAFETY: forwarded from the caller.
+    unsafe {
+        let a = _mm256_xor_si256(_mm512_castsi512_si256(v), _mm512_extracti64x4_epi64::<1>(v));
+        _mm_xor_si128(_mm256_castsi256_si128(a), _mm256_extracti128_si256::<1>(a))
+    }
+}
