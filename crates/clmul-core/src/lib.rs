@@ -99,10 +99,10 @@ pub mod __private {
     pub use crate::x86::is_intel;
     #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
     pub use crate::x86::ymm;
-    /// The AVX-512 tier's detection and three-way XOR (`tests/taint_swaps.rs`).
+    /// The AVX-512 tier's detection (`tests/taint_swaps.rs`).
     #[cfg(target_arch = "x86_64")]
     pub mod avx512 {
-        pub use crate::x86::avx512::{available, xor3, xor3_two};
+        pub use crate::x86::avx512::available;
     }
 }
 

@@ -135,32 +135,3 @@ impl Small {
         }
     }
 }
-
-/// Hashes `blocks` into `y` in strides of `S` blocks against the powers H^S..H^1 (`pw`, their
-/// Karatsuba middles `px`), a shorter last stride against the lowest of them: the loop of the
-/// 128-bit backends (PCLMULQDQ, PMULL) around `run`, the backend's kernel for one stride
-/// (`y`, the blocks, their powers and middles, highest first) -> the reduced sum. Inlined
-/// into each backend's `#[target_feature]` function, where `run` is compiled.
-#[cfg(any(
-    target_arch = "x86",
-    target_arch = "x86_64",
-    all(target_arch = "aarch64", target_endian = "little")
-))]
-#[inline(always)]
-pub fn strides<V: Copy, const S: usize>(
-    mut y: V,
-    blocks: &[[u8; 16]],
-    pw: &[V; S],
-    px: &[V; S],
-    run: impl Fn(V, &[[u8; 16]], &[V], &[V]) -> V,
-) -> V {
-    let (chunks, tail) = blocks.as_chunks::<S>();
-    for c in chunks {
-        y = run(y, c, pw, px);
-    }
-    if !tail.is_empty() {
-        let k = S - tail.len();
-        y = run(y, tail, &pw[k..], &px[k..]);
-    }
-    y
-}

@@ -1,9 +1,11 @@
 //! The MemorySanitizer check of `cargo xtask ct` builds with `--cfg ct_taint`, which swaps a
 //! few instructions MSan handles strictly for code computing the same value. This test, in the
-//! shipped build, checks that the swap is exact: `xor3`'s `vpternlogq` against two XORs.
+//! shipped build, checks that the swap is exact: the wide hash's `xor3` on `zmm` registers
+//! (`vpternlogq`) against two XORs.
 #![cfg(target_arch = "x86_64")]
 
 use clmul_core::__private::avx512;
+use clmul_core::wide::Lanes;
 use core::arch::x86_64::*;
 
 #[test]
@@ -26,8 +28,13 @@ fn xor3_is_two_xors() {
             unsafe { _mm512_loadu_si512(v.as_ptr().cast()) }
         };
         let (a, b, c) = (load(&a), load(&b), load(&c));
-        // SAFETY: the AVX-512 tier was detected above.
-        let (x, y) = unsafe { (avx512::xor3(a, b, c), avx512::xor3_two(a, b, c)) };
+        // SAFETY: the AVX-512 tier was detected above (AVX-512F, `__m512i`'s features).
+        let (x, y) = unsafe {
+            (
+                __m512i::xor3_native(a, b, c),
+                _mm512_xor_si512(a, _mm512_xor_si512(b, c)),
+            )
+        };
         let (mut xs, mut ys) = ([0i64; 8], [0i64; 8]);
         // SAFETY: as above; 64 writable bytes each.
         unsafe {

@@ -11,7 +11,7 @@
 
 use core::arch::aarch64::*;
 
-use crate::powers::{SMALL, Small, strides};
+use crate::powers::{SMALL, Small};
 
 /// Blocks per stride.
 pub(crate) const STRIDE: usize = 8;
@@ -165,35 +165,30 @@ macro_rules! pmull_tier {
                 pw
             }
 
-            /// H^8..H^1 (highest first) and their middles, from H^4..H^1: H^8..H^5 as four
-            /// independent products with H^4.
-            #[inline]
-            fn powers8(kept: &[uint64x2_t; SMALL]) -> ([uint64x2_t; STRIDE], [uint64x2_t; STRIDE]) {
-                let h4 = kept[0];
-                let pw: [uint64x2_t; STRIDE] =
-                    core::array::from_fn(|i| if i < 4 { dot(kept[i], h4) } else { kept[i - 4] });
-                (pw, pw.map(|h| middle(h)))
-            }
-
             /// Absorbs `blocks` into `acc` with a keyed state's powers H^1..H^len (`len` 1 or 4): one
             /// block against H; more against H^4..H^1, computed and kept first if the state holds H
-            /// alone (`kept4`); more than four in strides of 8 against H^8..H^1, H^8..H^5 computed
-            /// for the call (`powers8`).
+            /// alone (`kept4`); more than four by [`crate::wide::hash_kept`], in strides of 8 against
+            /// H^8..H^1, H^8..H^5 computed for the call.
             pub fn update_small<const GHASH: bool>(small: &mut Small, len: &mut u8, acc: &mut u128, blocks: &[[u8; 16]]) {
                 let n = blocks.len();
+                if n > SMALL {
+                    let first = kept4(small, len).map(|v| vreinterpretq_u8_u64(v));
+                    let [h4, h3, h2, h1] = first;
+                    let y = vreinterpretq_u8_u64(load_u128(acc));
+                    // SAFETY: this function has the tier's features, which include those of
+                    // `uint8x16_t`'s `wide::Lanes` (`aes`, PMULL).
+                    let y = unsafe { crate::wide::hash_kept::<uint8x16_t, GHASH, STRIDE, true>(&[h1, h2, h3, h4], y, blocks) };
+                    *acc = to_u128(vreinterpretq_u64_u8(y));
+                    return;
+                }
                 let mut y = load_u128(acc);
                 if n <= 1 {
                     let h = load_kept(small, 1);
                     y = run_regs::<GHASH>(y, blocks, &[h], &[middle(h)]);
                 } else {
                     let kept = kept4(small, len);
-                    if n <= SMALL {
-                        let k = SMALL - n;
-                        y = run_regs::<GHASH>(y, blocks, &kept[k..], &kept.map(|h| middle(h))[k..]);
-                    } else {
-                        let (pw, px) = powers8(&kept);
-                        y = strides(y, blocks, &pw, &px, |y, b, p, x| run_regs::<GHASH>(y, b, p, x));
-                    }
+                    let k = SMALL - n;
+                    y = run_regs::<GHASH>(y, blocks, &kept[k..], &kept.map(|h| middle(h))[k..]);
                 }
                 *acc = to_u128(y);
             }
@@ -217,7 +212,7 @@ pub mod eor3 {
     use core::arch::aarch64::*;
 
     use super::{Acc, STRIDE};
-    use crate::powers::{SMALL, Small, strides};
+    use crate::powers::{SMALL, Small};
 
     pmull_tier!("aes", "sha2", "sha3");
 }

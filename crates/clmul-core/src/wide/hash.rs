@@ -484,6 +484,134 @@ impl<L: Lanes> Tail<L> {
     }
 }
 
+/// Whether the strides make their Karatsuba middle operands by loads ([`folded_by_loads`]):
+/// Karatsuba's multiplies, on a register type that asks for it, whose middles are not paired
+/// by unpacks and whose data is not half-swapped.
+#[inline(always)]
+const fn by_loads<L: Lanes, const KARATSUBA: bool>() -> bool {
+    KARATSUBA && L::MIDDLES_BY_LOADS && !L::PAIRED_MIDDLES && !L::SWAP_REFLECT
+}
+
+/// The Karatsuba products of `R` (1 or 2) registers of data from memory, registers `j..j + R`
+/// of the stride at `q` (`j >= 1`), against the powers of `tbl` from `base` (Karatsuba, with
+/// the powers' middles in the table), each register's middle operand made by loads instead of
+/// a shuffle ([`Lanes::MIDDLES_BY_LOADS`]). A load 8 bytes off a register puts each block's
+/// high word beside its low word: for a pair, the first register XORed with the load 8 bytes
+/// after it has every block's `lo ^ hi` in its even words, the second XORed with the load 8
+/// bytes before it in its odd words, and one blend ([`Lanes::blend_odd`]) holds all of them; a
+/// register alone is XORed with the load 8 bytes before it (inside the stride: `j >= 1`), its
+/// middles in the odd words. GHASH's byte reflection of that register (one shuffle a pair, where
+/// the data's own reflection takes one a register) swaps the words.
+///
+/// Per pair that leaves POLYVAL no shuffle (two with `x ^ swap_halves(x)`) and GHASH three (four):
+/// on Intel's cores 512-bit shuffles and carry-less multiplies share port 5 (llvm-mca,
+/// `sapphirerapids`, POLYVAL in strides of 32 blocks: 43 -> 34 cycles).
+///
+/// # Safety
+/// As the [`Lanes`] methods; registers `j - 1..j + R` of the stride at `q` are readable.
+#[inline(always)]
+pub unsafe fn folded_by_loads<L: Lanes, D: Domain, const R: usize>(
+    q: *const u8,
+    j: usize,
+    tbl: Held<'_>,
+    base: usize,
+) -> [Prod<L>; R] {
+    let reg = 16 * L::BLOCKS;
+    // SAFETY: the caller's features; every load reads bytes of registers `j - 1..j + R` at
+    // `q` (the first at `q + reg * j - 8 >= q + reg - 8`, the last ends at
+    // `q + reg * (j + R)`).
+    unsafe {
+        let r = q.add(reg * j);
+        let a = L::load(r);
+        let (f, odd) = if R == 2 {
+            let b = L::load(r.add(reg));
+            let fa = L::xor(a, L::load(r.add(8)));
+            let fb = L::xor(b, L::load(r.add(reg - 8)));
+            (L::blend_odd(fa, fb), [false, true])
+        } else {
+            (L::xor(a, L::load(r.sub(8))), [true, true])
+        };
+        let f = field::<L, D>(f);
+        let mut out = [Prod {
+            lo: f,
+            mi: f,
+            mi2: f,
+            hi: f,
+        }; R];
+        for (k, o) in out.iter_mut().enumerate() {
+            let v = if k == 0 { a } else { L::load(r.add(reg)) };
+            let x = field_data::<L, D>(v);
+            let i = base + L::BLOCKS * (j + k);
+            let h = tbl.power::<L>(i, false);
+            let hx = tbl.middles(i, h);
+            // The word of `f` that holds this register's middles (GHASH's reflection swaps
+            // them).
+            let mi = if odd[k] != D::REFLECT {
+                L::clmul_hi_lo(f, hx)
+            } else {
+                L::clmul_lo(f, hx)
+            };
+            *o = Prod {
+                lo: L::clmul_lo(x, h),
+                mi,
+                mi2: L::zero(),
+                hi: L::clmul_hi(x, h),
+            };
+        }
+        out
+    }
+}
+
+/// Hashes the `r` whole blocks at `p` (`1 <= r <= 32`), `y` (the running hash, a reduced
+/// element) added to the first, against H^r..H^1 of `tbl`, with one reduction; the result is
+/// reduced. The registers are aligned to the end of the powers: a partial first register
+/// (`r % BLOCKS` blocks) holds its blocks in its top lanes ([`Lanes::load_top`]), so every
+/// register of powers read is one that [`store_powers`](super::store_powers) wrote whole. A
+/// table made for the call ([`hash_kept`](super::hash_kept)'s) was written just before, and a
+/// load that forwards from one store is served at once, where [`Tail`]'s (data from lane 0,
+/// powers from H^r on) would span two stores and wait for them to reach the cache (measured
+/// on Intel, a state cloned per message with five blocks: 26 ns through the tail, 18 here).
+///
+/// # Safety
+/// As the [`Lanes`] methods; `16 r` bytes at `p` are readable.
+#[inline(always)]
+pub unsafe fn hash_head<L: Lanes, D: Domain, const KARATSUBA: bool>(
+    tbl: &PowerTable,
+    y: L,
+    p: *const u8,
+    r: usize,
+) -> L {
+    let b = L::BLOCKS;
+    let m = r % b;
+    let regs = r.div_ceil(b);
+    let held = tbl.held_from(PowerTable::index(b * regs), KARATSUBA);
+    let mut off = 0;
+    // SAFETY: the caller's features; every load reads inside the `16 r` bytes at `p` (a
+    // partial first register `16 m` of them, the others `16 b` from `off`, which ends at
+    // `16 r`).
+    unsafe {
+        let mut acc = Acc::<L>::zero();
+        for j in 0..regs {
+            let v = if j == 0 && m > 0 {
+                let x = field_data::<L, D>(L::load_top(p, m));
+                off = 16 * m;
+                L::xor(x, data_y::<L, D>(L::lane0_to_top(y, m)))
+            } else {
+                let mut x = field_data::<L, D>(L::load(p.add(off)));
+                if j == 0 {
+                    x = L::xor(x, data_y::<L, D>(y));
+                }
+                off += 16 * b;
+                x
+            };
+            let i = PowerTable::index(b * (regs - j));
+            let p = products::<L, Held<'_>, KARATSUBA>(v, held, i, swapped::<L, D>());
+            acc.add::<KARATSUBA>(&p);
+        }
+        acc.reduce::<KARATSUBA>()
+    }
+}
+
 /// Hashes `n` bytes at `p`, zero-padded to whole blocks, into `y`: strides of `N` registers
 /// with one reduction each, then the rest with one more.
 ///
@@ -508,16 +636,34 @@ pub unsafe fn hash_bytes<L: Lanes, D: Domain, const N: usize, const KARATSUBA: b
         if n >= stride {
             let held = tbl.held_from(base, KARATSUBA);
             while n - off >= stride {
+                let q = p.add(off);
                 let mut acc = Acc::<L>::zero();
-                for j in (0..N).rev() {
-                    let mut v = field_data::<L, D>(L::load(p.add(off + reg * j)));
-                    if j == 0 {
-                        v = L::xor(v, data_y::<L, D>(y));
+                // The registers after the first, highest first; the first, which takes the
+                // running hash, last, so that the others' products are summed while the last
+                // stride's reduction completes.
+                if by_loads::<L, KARATSUBA>() {
+                    // Pairs from the top (registers N-2 and N-1 first), then register 1 alone
+                    // if N is even.
+                    for t in 0..(N - 1) / 2 {
+                        let [a, b] = folded_by_loads::<L, D, 2>(q, N - 2 - 2 * t, held, base);
+                        acc.add::<KARATSUBA>(&a);
+                        acc.add::<KARATSUBA>(&b);
                     }
-                    let i = base + L::BLOCKS * j;
-                    let p = products::<L, Held<'_>, KARATSUBA>(v, held, i, swapped::<L, D>());
-                    acc.add::<KARATSUBA>(&p);
+                    if N.is_multiple_of(2) {
+                        let [a] = folded_by_loads::<L, D, 1>(q, 1, held, base);
+                        acc.add::<KARATSUBA>(&a);
+                    }
+                } else {
+                    for j in (1..N).rev() {
+                        let v = field_data::<L, D>(L::load(q.add(reg * j)));
+                        let i = base + L::BLOCKS * j;
+                        let p = products::<L, Held<'_>, KARATSUBA>(v, held, i, swapped::<L, D>());
+                        acc.add::<KARATSUBA>(&p);
+                    }
                 }
+                let v = L::xor(field_data::<L, D>(L::load(q)), data_y::<L, D>(y));
+                let p = products::<L, Held<'_>, KARATSUBA>(v, held, base, swapped::<L, D>());
+                acc.add::<KARATSUBA>(&p);
                 y = acc.reduce::<KARATSUBA>();
                 off += stride;
             }

@@ -47,6 +47,14 @@ pub trait Lanes: Copy {
     /// is bound by its vector pipes' operation count.
     const PAIRED_MIDDLES: bool;
 
+    /// Whether Karatsuba's middle operands of data read from memory are made by loads 8 bytes
+    /// off instead of a shuffle per register ([`folded_by_loads`](super::folded_by_loads)):
+    /// on x86, where the shuffle runs on the port (Intel's port 5) or the pipes (AMD's FP
+    /// pipes) of the carry-less multiplies, and a load does not. ARMv8 pairs its registers'
+    /// middles with unpacks instead ([`Lanes::PAIRED_MIDDLES`]): its loop is bound by vector
+    /// operations, which an unaligned load's XOR would not save.
+    const MIDDLES_BY_LOADS: bool = false;
+
     /// All zero.
     unsafe fn zero() -> Self;
 
@@ -87,6 +95,43 @@ pub trait Lanes: Copy {
         // SAFETY: the caller guarantees `n` readable bytes at `p`; `buf` has 64 >= n.
         unsafe {
             core::ptr::copy_nonoverlapping(p, buf.as_mut_ptr(), n);
+            Self::load(buf.as_ptr())
+        }
+    }
+
+    /// The `n` whole blocks at `p` (`1 <= n < BLOCKS`) in the top `n` lanes, the lanes below
+    /// zero: the first, partial register of a run aligned to the end of its powers (so that
+    /// its powers are a whole register of a table: see [`hash_head`](super::hash_head)). The
+    /// default goes through the stack; the 256- and 512-bit registers override it.
+    ///
+    /// # Safety
+    /// `16 * n` bytes at `p` are readable and `1 <= n < BLOCKS`.
+    #[inline(always)]
+    unsafe fn load_top(p: *const u8, n: usize) -> Self {
+        let mut buf = [0u8; 64];
+        let n = n.min(Self::BLOCKS);
+        let at = 16 * (Self::BLOCKS - n);
+        // SAFETY: the caller guarantees `16 n` readable bytes at `p`; `buf` has
+        // `at + 16 n = 16 * BLOCKS <= 64` bytes.
+        unsafe {
+            core::ptr::copy_nonoverlapping(p, buf.as_mut_ptr().add(at), 16 * n);
+            Self::load(buf.as_ptr())
+        }
+    }
+
+    /// Lane 0 of `v` in lane `BLOCKS - n` (`1 <= n <= BLOCKS`), the other lanes zero: the
+    /// running hash added to the first block of a [`Lanes::load_top`] register. The default
+    /// goes through the stack; the 256- and 512-bit registers override it.
+    ///
+    /// # Safety
+    /// As the other methods; `1 <= n <= BLOCKS`.
+    #[inline(always)]
+    unsafe fn lane0_to_top(v: Self, n: usize) -> Self {
+        let mut buf = [0u8; 64];
+        let at = 16 * (Self::BLOCKS - n.clamp(1, Self::BLOCKS));
+        // SAFETY: the caller's features; `buf` has 64 >= 16 * BLOCKS readable bytes.
+        unsafe {
+            buf[at..at + 16].copy_from_slice(&Self::lane0(v));
             Self::load(buf.as_ptr())
         }
     }
@@ -172,6 +217,14 @@ pub trait Lanes: Copy {
     unsafe fn reverse_in_halves(v: Self) -> Self {
         // SAFETY: forwarded from the caller.
         unsafe { Self::swap_halves(Self::reverse(v)) }
+    }
+
+    /// The even 64-bit words of `a` and the odd ones of `b` (a blend, on x86 off the shuffle
+    /// port). Used where [`Lanes::MIDDLES_BY_LOADS`] holds; the default is two unpacks.
+    #[inline(always)]
+    unsafe fn blend_odd(a: Self, b: Self) -> Self {
+        // SAFETY: forwarded from the caller.
+        unsafe { Self::zip_lo(a, Self::swap_halves(b)) }
     }
 
     /// Every lane's low halves of `a` and `b`, in that order.

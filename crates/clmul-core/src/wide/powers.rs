@@ -5,7 +5,7 @@
 #![allow(unsafe_code)]
 
 use super::*;
-use core::mem::MaybeUninit;
+use core::mem::{ManuallyDrop, MaybeUninit};
 
 /// `a * b` in POLYVAL's field (Montgomery: `a * b * x^-128`), lane by lane, reduced in each
 /// lane (schoolbook's four products, the reduction's two folds).
@@ -360,9 +360,7 @@ pub unsafe fn kept_powers<L: Lanes>(h: &[u8; 16], out: &mut KeptPowers) {
 }
 
 /// Builds in `tbl` (a new table) a call's table of H^1..H^need (`1 <= need <= TOP`) from an
-/// AES-GCM key's kept H^1..H^KEPT: the pad first, the registers of the kept powers it needs
-/// (with their Karatsuba middles for `KARATSUBA`'s multiplies), then the powers above H^KEPT
-/// by [`grow`].
+/// AES-GCM key's kept H^1..H^KEPT ([`expand_from`]).
 ///
 /// # Safety
 /// As the [`Lanes`] methods.
@@ -372,24 +370,124 @@ pub unsafe fn expand_kept<L: Lanes, const KARATSUBA: bool>(
     need: usize,
     tbl: &mut PowerTable,
 ) {
+    // SAFETY: forwarded from the caller.
+    unsafe { expand_from::<L, KEPT, KARATSUBA>(kept.entries(), need, tbl) }
+}
+
+/// Builds in `tbl` (a new table) a call's table of H^1..H^need (`1 <= need <= TOP`) from kept
+/// powers H^K..H^1 (`pow`, highest first; `K` is [`KEPT`]): the pad first, the registers of
+/// the kept powers it needs (with their Karatsuba middles for `KARATSUBA`'s multiplies), then
+/// the powers above H^K by [`grow`].
+///
+/// # Safety
+/// As the [`Lanes`] methods.
+#[inline(always)]
+pub unsafe fn expand_from<L: Lanes, const K: usize, const KARATSUBA: bool>(
+    pow: &[u128; K],
+    need: usize,
+    tbl: &mut PowerTable,
+) {
     let b = L::BLOCKS;
-    let pow = kept.entries();
     tbl.zero_pad();
     // SAFETY: the caller's features; each load is `b` entries inside `pow` (bounds-checked
-    // slices, `b * (g + 1) <= KEPT`); `grow` gets every register of H^1..H^KEPT (stored, and
-    // in `regs` up to sixteen) when the call needs more.
+    // slices, `b * (g + 1) <= K`); `grow` gets every register of H^1..H^K (stored, and in
+    // `regs` up to sixteen) when the call needs more.
     unsafe {
         let mut regs = [L::zero(); 16];
-        for (g, r) in regs.iter_mut().enumerate().take(KEPT / b) {
+        for (g, r) in regs.iter_mut().enumerate().take(K / b) {
             if b * g < need {
-                let i = KEPT - b * (g + 1);
+                let i = K - b * (g + 1);
                 *r = L::load(pow[i..i + b].as_ptr().cast());
                 store_powers::<L, KARATSUBA>(tbl, g, *r);
             }
         }
-        let h1 = pow[KEPT - 1].to_le_bytes();
-        grow::<L, KARATSUBA>(tbl, regs, KEPT, &h1, need);
+        let h1 = pow[K - 1].to_le_bytes();
+        grow::<L, KARATSUBA>(tbl, regs, K, &h1, need);
     }
+}
+
+/// Hashes `blocks` (whole blocks) into the running hash `y` (a reduced element in lane 0, the
+/// other lanes zero; so is the result) with the kept powers H^4..H^1 of a keyed state, given
+/// as [`first_powers`] lays them out (`first[g]` holds H^(b(g+1))..H^(bg+1), highest in lane
+/// 0, for `g < 4 / b`): the standalone POLYVAL (`GHASH = false`, [`PolyvalDomain`]) or GHASH
+/// ([`GhashDomain`]) of the `Pclmul`, `Avx2`, `Avx512` and `Pmull` backends, which build
+/// those registers and `y` from their state in registers (their loads of it are the ones
+/// that suit how the state's fields were written). The call builds its own table of the
+/// powers its strides of `N` registers (at most 32 blocks) need (H^5..H^(N * BLOCKS) in
+/// doubling rounds from the four: [`grow`]; fewer for an input shorter than a stride), then
+/// runs [`hash_bytes`], the hash of `aead-engines`' AES-GCM-SIV and GHASH-only calls.
+///
+/// # Safety
+/// As the [`Lanes`] methods.
+#[inline(always)]
+pub unsafe fn hash_kept<L: Lanes, const GHASH: bool, const N: usize, const KARATSUBA: bool>(
+    first: &[L; 4],
+    y: L,
+    blocks: &[[u8; 16]],
+) -> L {
+    // SAFETY: forwarded from the caller.
+    unsafe {
+        if GHASH {
+            kept_strides::<L, GhashDomain, N, KARATSUBA>(first, y, blocks)
+        } else {
+            kept_strides::<L, PolyvalDomain, N, KARATSUBA>(first, y, blocks)
+        }
+    }
+}
+
+/// [`hash_kept`] in the domain `D`.
+///
+/// # Safety
+/// As the [`Lanes`] methods.
+#[inline(always)]
+unsafe fn kept_strides<L: Lanes, D: Domain, const N: usize, const KARATSUBA: bool>(
+    first: &[L; 4],
+    y: L,
+    blocks: &[[u8; 16]],
+) -> L {
+    const { assert!(N * L::BLOCKS <= 32) };
+    let n = blocks.len();
+    if n == 0 {
+        return y;
+    }
+    // Not wiped on drop (as the powers a backend computes in registers are not) unless the
+    // state wipes itself (`zeroize`): `table-wipe` is also on wherever `aead-engines`' `siv-wipe`
+    // is, for every crate of the build.
+    let mut tbl = ManuallyDrop::new(PowerTable::new());
+    let need = n.min(N * L::BLOCKS);
+    // SAFETY: the caller's features; the registers of H^1..H^4 are stored (and passed on)
+    // before `grow`, and the pad zeroed; `blocks` is `16 n` readable bytes.
+    let y = unsafe {
+        tbl.zero_pad();
+        let mut regs = [L::zero(); 16];
+        for g in 0..4 / L::BLOCKS {
+            if L::BLOCKS * g < need {
+                regs[g] = first[g];
+                store_powers::<L, KARATSUBA>(&mut tbl, g, first[g]);
+            }
+        }
+        // `need <= 32`: `grow` reads no H^1 for an H^33.
+        grow::<L, KARATSUBA>(&mut tbl, regs, 4, &[0; 16], need);
+        if swapped::<L, D>() {
+            tbl.swap_powers();
+        }
+        // The blocks short of a whole stride first, aligned to the end of their powers
+        // (`hash_head`), then whole strides: no tail reads the table across two of its
+        // stores.
+        let p: *const u8 = blocks.as_ptr().cast();
+        let r = n % (N * L::BLOCKS);
+        let mut y = y;
+        if r > 0 {
+            y = hash_head::<L, D, KARATSUBA>(&tbl, y, p, r);
+        }
+        if n > r {
+            y = hash_bytes::<L, D, N, KARATSUBA>(&tbl, y, p.add(16 * r), 16 * (n - r));
+        }
+        y
+    };
+    #[cfg(feature = "zeroize")]
+    tbl.wipe_filled();
+    y
 }
 
 /// POLYVAL under the key `h` of `aad`, `data` (each zero-padded to whole blocks) and the

@@ -49,8 +49,11 @@ const LEN: usize = TOP + PAD;
 #[derive(Clone)]
 #[repr(C, align(64))]
 pub struct PowerTable {
-    pow: [MaybeUninit<u128>; LEN],
-    powx: [MaybeUninit<u128>; LEN],
+    /// Never written: puts H^(4k) (entry `TOP - 4k`, the start of a register of four powers
+    /// on the 512-bit backends) of both arrays on a 64-byte boundary, so that a register's
+    /// store and its loads do not cross a cache line (`TOP - 4k` is 1 modulo 4, the arrays
+    /// are `LEN * 16` bytes, a multiple of 64, apart, and the fields below are 24 bytes).
+    _align: [MaybeUninit<u64>; 3],
     filled: usize,
     /// Whether `powx` holds the middles of the powers held (schoolbook multiplies need none),
     /// as a word (1 or 0): the disassembly check of `cargo xtask ct` tells public values from
@@ -59,7 +62,15 @@ pub struct PowerTable {
     /// Whether the powers held have their 64-bit halves swapped (the half-swapped GHASH,
     /// [`swapped`](super::swapped)), as a word (1 or 0), likewise.
     swapped: usize,
+    pow: [MaybeUninit<u128>; LEN],
+    powx: [MaybeUninit<u128>; LEN],
 }
+
+const _: () = assert!(
+    core::mem::offset_of!(PowerTable, pow) % 64 == 48
+        && core::mem::offset_of!(PowerTable, powx) % 64 == 48
+        && (TOP - 4) % 4 == 1
+);
 
 /// A table of no powers, for calls that hash nothing (CTR only), which never read it.
 pub static EMPTY: PowerTable = PowerTable::new();
@@ -71,6 +82,7 @@ impl PowerTable {
     #[allow(clippy::new_without_default)]
     pub const fn new() -> Self {
         PowerTable {
+            _align: [MaybeUninit::uninit(); 3],
             pow: [MaybeUninit::uninit(); LEN],
             powx: [MaybeUninit::uninit(); LEN],
             filled: LEN,
@@ -132,8 +144,7 @@ impl PowerTable {
     /// an AES-GCM-SIV message's): volatile 16-byte stores with the feature `table-wipe` (which
     /// `zeroize` implies, and `aead-engines`' `siv-wipe`), [`wipe_words`]; nothing otherwise.
     #[inline(always)]
-    #[cfg_attr(not(feature = "table-wipe"), allow(dead_code))]
-    fn wipe_filled(&mut self) {
+    pub fn wipe_filled(&mut self) {
         let from = self.filled.min(TOP);
         wipe_words(&mut self.pow[from..TOP]);
         if self.middles != 0 {

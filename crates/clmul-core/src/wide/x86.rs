@@ -20,13 +20,14 @@ macro_rules! x86_lanes {
         xor: $xor:ident, and: $and:ident,
         shuffle_bytes: $pshufb:ident, shuffle_words: $pshufd:ident,
         unpack: ($unpacklo:ident, $unpackhi:ident),
-        clmul: $clmul:ident,
+        clmul: $clmul:ident, blend_odd: $blend:ident,
         from128: $from128:ident, zext: $zext:ident, to128: $to128:ident, fold: $fold:ident,
         overrides: { $($item:item)* }
     ) => {
         impl Lanes for $ty {
             const BLOCKS: usize = $blocks;
             const PAIRED_MIDDLES: bool = false;
+            const MIDDLES_BY_LOADS: bool = true;
 
             #[inline(always)]
             unsafe fn zero() -> Self {
@@ -100,6 +101,12 @@ macro_rules! x86_lanes {
             }
 
             #[inline(always)]
+            unsafe fn blend_odd(a: Self, b: Self) -> Self {
+                // SAFETY: as above.
+                unsafe { $blend(a, b) }
+            }
+
+            #[inline(always)]
             unsafe fn zip_lo(a: Self, b: Self) -> Self {
                 // SAFETY: as above.
                 unsafe { $unpacklo(a, b) }
@@ -152,9 +159,21 @@ x86_lanes! {
     xor: _mm_xor_si128, and: _mm_and_si128,
     shuffle_bytes: _mm_shuffle_epi8, shuffle_words: _mm_shuffle_epi32,
     unpack: (_mm_unpacklo_epi64, _mm_unpackhi_epi64),
-    clmul: _mm_clmulepi64_si128,
+    clmul: _mm_clmulepi64_si128, blend_odd: blend_odd128,
     from128: same, zext: same, to128: same, fold: same,
     overrides: {}
+}
+
+/// The low word of `a` and the high word of `b`: `movsd` (SSE2; on Intel's cores since Ice
+/// Lake off port 5, where `pblendw` would need SSE4.1, which the AES-NI engine does not
+/// check).
+///
+/// # Safety
+/// The CPU has SSE2.
+#[inline(always)]
+unsafe fn blend_odd128(a: __m128i, b: __m128i) -> __m128i {
+    // SAFETY: forwarded from the caller.
+    unsafe { _mm_castpd_si128(_mm_move_sd(_mm_castsi128_pd(b), _mm_castsi128_pd(a))) }
 }
 
 /// The register as it is (one lane: broadcasting, widening and folding are nothing).
@@ -173,10 +192,41 @@ x86_lanes! {
     xor: _mm256_xor_si256, and: _mm256_and_si256,
     shuffle_bytes: _mm256_shuffle_epi8, shuffle_words: _mm256_shuffle_epi32,
     unpack: (_mm256_unpacklo_epi64, _mm256_unpackhi_epi64),
-    clmul: _mm256_clmulepi64_epi128,
+    clmul: _mm256_clmulepi64_epi128, blend_odd: blend_odd256,
     from128: _mm256_broadcastsi128_si256, zext: _mm256_zextsi128_si256,
     to128: _mm256_castsi256_si128, fold: fold256,
-    overrides: {}
+    overrides: {
+        #[inline(always)]
+        unsafe fn load_top(p: *const u8, _: usize) -> Self {
+            // SAFETY: the caller guarantees 16 readable bytes (`n` is 1, the only value
+            // below two lanes); the caller's features.
+            unsafe { _mm256_inserti128_si256::<1>(_mm256_setzero_si256(), _mm_loadu_si128(p.cast())) }
+        }
+
+        #[inline(always)]
+        unsafe fn lane0_to_top(v: Self, n: usize) -> Self {
+            // SAFETY: the caller's features.
+            unsafe {
+                if n == 1 {
+                    // Lane 0 of `v` to lane 1, lane 0 zeroed.
+                    _mm256_permute2x128_si256::<0x08>(v, v)
+                } else {
+                    _mm256_zextsi128_si256(_mm256_castsi256_si128(v))
+                }
+            }
+        }
+    }
+}
+
+/// The even words of `a`, the odd ones of `b`: `vpblendd`.
+///
+/// # Safety
+/// The CPU has AVX2.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+unsafe fn blend_odd256(a: __m256i, b: __m256i) -> __m256i {
+    // SAFETY: forwarded from the caller.
+    unsafe { _mm256_blend_epi32::<0xcc>(a, b) }
 }
 
 /// The XOR of the two 128-bit lanes.
@@ -197,7 +247,7 @@ x86_lanes! {
     xor: _mm512_xor_si512, and: _mm512_and_si512,
     shuffle_bytes: _mm512_shuffle_epi8, shuffle_words: _mm512_shuffle_epi32,
     unpack: (_mm512_unpacklo_epi64, _mm512_unpackhi_epi64),
-    clmul: _mm512_clmulepi64_epi128,
+    clmul: _mm512_clmulepi64_epi128, blend_odd: blend_odd512,
     from128: _mm512_broadcast_i32x4, zext: _mm512_zextsi128_si512,
     to128: _mm512_castsi512_si128, fold: fold512,
     overrides: {
@@ -206,6 +256,22 @@ x86_lanes! {
             // SAFETY: the caller guarantees `n` readable bytes; masked-off bytes are not
             // accessed and cannot fault.
             unsafe { _mm512_maskz_loadu_epi8(byte_mask(n), p.cast()) }
+        }
+
+        #[inline(always)]
+        unsafe fn load_top(p: *const u8, n: usize) -> Self {
+            let skip = 16 * (4 - n.clamp(1, 3));
+            // SAFETY: the caller guarantees `16 n` readable bytes at `p`, which are the bytes
+            // the mask selects (`skip..64` from `p - skip`); masked-off bytes are not accessed
+            // and cannot fault.
+            unsafe { _mm512_maskz_loadu_epi8(!0 << skip, p.wrapping_sub(skip).cast()) }
+        }
+
+        #[inline(always)]
+        unsafe fn lane0_to_top(v: Self, n: usize) -> Self {
+            let lane = 4 - n.clamp(1, 4);
+            // SAFETY: the caller's features.
+            unsafe { _mm512_maskz_broadcast_i32x4(0xf << (4 * lane), _mm512_castsi512_si128(v)) }
         }
 
         #[inline(always)]
@@ -227,6 +293,17 @@ x86_lanes! {
             unsafe { _mm512_ternarylogic_epi64::<0x96>(a, b, c) }
         }
     }
+}
+
+/// The even words of `a`, the odd ones of `b`: a masked blend.
+///
+/// # Safety
+/// The CPU has AVX-512F.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+unsafe fn blend_odd512(a: __m512i, b: __m512i) -> __m512i {
+    // SAFETY: forwarded from the caller.
+    unsafe { _mm512_mask_blend_epi64(0xaa, a, b) }
 }
 
 /// The byte mask of the first `n` bytes of a register (all of them from 64 on).

@@ -17,7 +17,7 @@ use core::arch::x86::*;
 #[cfg(target_arch = "x86_64")]
 use core::arch::x86_64::*;
 
-use crate::powers::{SMALL, Small, strides};
+use crate::powers::{SMALL, Small};
 
 /// Blocks per stride.
 pub(crate) const STRIDE: usize = 8;
@@ -268,16 +268,6 @@ macro_rules! pclmul_items {
                 out
             }
 
-            /// H^8..H^1 (highest first) and their middles, from H^4..H^1: H^8..H^5 as four
-            /// independent products with H^4.
-            #[inline]
-            fn powers8(kept: &[__m128i; SMALL]) -> ([__m128i; STRIDE], [__m128i; STRIDE]) {
-                let h4 = kept[0];
-                let pw: [__m128i; STRIDE] =
-                    core::array::from_fn(|i| if i < 4 { dot(kept[i], h4) } else { kept[i - 4] });
-                (pw, pw.map(|h| middle(h)))
-            }
-
             /// `v * x^-64 mod P`: the fold of one Montgomery reduction step (the low word times the
             /// fold constant, added to the value with its words swapped), linear in `v`.
             #[inline]
@@ -369,16 +359,17 @@ macro_rules! pclmul_items {
             }
 
             /// Absorbs `blocks` into `acc` with a keyed state's powers H^1..H^len (`len` 1 or 4): up to
-            /// four blocks as [`update_short`] does; more than four in strides of
-            /// 8 against H^8..H^1, H^8..H^5 computed for the call (`powers8`) from the kept H^4..H^1
+            /// four blocks as [`update_short`] does; more than four by [`crate::wide::hash_kept`] in
+            /// strides of 8 against H^8..H^1, H^8..H^5 computed for the call from the kept H^4..H^1
             /// (computed and kept first if the state holds H alone: [`kept4`]).
             pub fn update_small<const GHASH: bool>(small: &mut Small, len: &mut u8, acc: &mut u128, blocks: &[[u8; 16]]) {
                 if blocks.len() <= SMALL {
                     return update_short::<GHASH>(small, len, acc, blocks);
                 }
-                let kept = kept4(small, len, |a, b| dot(a, b), |a| square(a));
-                let (pw, px) = powers8(&kept);
-                let y = strides(load_state(acc), blocks, &pw, &px, |y, b, p, x| run_regs::<GHASH>(y, b, p, x));
+                let [h4, h3, h2, h1] = kept4(small, len, |a, b| dot(a, b), |a| square(a));
+                // SAFETY: this function has the tier's features, those of `__m128i`'s
+                // `wide::Lanes` (PCLMULQDQ, SSE2, SSSE3).
+                let y = unsafe { crate::wide::hash_kept::<__m128i, GHASH, STRIDE, true>(&[h1, h2, h3, h4], load_state(acc), blocks) };
                 store_u128(acc, y);
             }
 
@@ -407,7 +398,7 @@ pub mod vex {
     use core::arch::x86_64::*;
 
     use super::{Acc, STRIDE};
-    use crate::powers::{SMALL, Small, strides};
+    use crate::powers::{SMALL, Small};
 
     pclmul_items!("pclmulqdq", "sse2", "ssse3", "avx");
 }
