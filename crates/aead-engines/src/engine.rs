@@ -5,7 +5,7 @@
 //! `#[target_feature]` function, where the job's generic code ([`crate::kernel`]) is
 //! instantiated for the engine's register type. Every operation (GCM, its tag alone, CTR with
 //! any counter and hash domain, AES-ECB) is a job written once here; an engine's module
-//! holds only its [`Lanes`] implementation, that function and its detection.
+//! holds only its [`AesLanes`] implementation, that function and its detection.
 #![allow(unsafe_code)]
 
 use crate::J0;

@@ -1,4 +1,4 @@
-//! The stitched AES-CTR + GHASH/POLYVAL kernel, written once over [`Lanes`] and instantiated
+//! The stitched AES-CTR + GHASH/POLYVAL kernel, written once over [`AesLanes`] and instantiated
 //! by each engine for its register type.
 //!
 //! # The loop
@@ -22,7 +22,7 @@
 //!   ([`AesKeys`]; the layout of Linux's VAES AES-GCM, whose extra rounds also come first).
 //! - **The tail** (less than one iteration) goes a register at a time (the out-of-order core
 //!   overlaps consecutive registers, which do not depend on each other), a partial register
-//!   through [`Lanes::load_partial`] and [`Lanes::store_partial`], and is hashed unreduced
+//!   through [`Lanes::load_partial`](clmul_core::wide::Lanes::load_partial) and [`Lanes::store_partial`](clmul_core::wide::Lanes::store_partial), and is hashed unreduced
 //!   with the length block (and a short AAD, when the message has no whole iteration) into one
 //!   reduction.
 //!
@@ -50,8 +50,8 @@
 //!
 //! The kernel is generic over the counter ([`Counter`]: GCM's 32-bit big-endian counter in
 //! the last word, [`Inc32`], or AES-GCM-SIV's 32-bit little-endian counter in the first word,
-//! [`Le32`], RFC 8452 section 4) and the hash domain ([`Domain`]: [`Ghash`] byte-reverses each
-//! block, [`Polyval`] takes it as it is); AES-GCM instantiates `Inc32` and `Ghash` only. The
+//! [`Le32`], RFC 8452 section 4) and the hash domain ([`Domain`]: [`GhashDomain`] byte-reverses each
+//! block, [`PolyvalDomain`] takes it as it is); AES-GCM instantiates `Inc32` and `GhashDomain` only. The
 //! operations are CTR only, hash only ([`hash_message`]), CTR and hash of the input (GCM
 //! open) and CTR and hash of the output (GCM seal, AES-GCM-SIV open), all through
 //! [`crypt`]. [`encrypt_blocks`] is AES-ECB of a few blocks (AES-GCM-SIV's key derivation).
@@ -63,9 +63,10 @@
 //!
 //! This file holds the stitched loop and the operations built on it ([`crypt`],
 //! [`crypt_short`], [`hash_message`]); its parts are submodules: `aes` (the round keys in
-//! registers and AES-ECB), `counter` (GCM's and AES-GCM-SIV's counters), `hash` (the hash
-//! domains, the products and their reduction, the tail of a message) and `powers` (where a
-//! call's powers of H come from and how its table is filled).
+//! registers and AES-ECB) and `counter` (GCM's and AES-GCM-SIV's counters). The hash half
+//! (the domains, the products and their reduction, the tail of a message, where a call's
+//! powers of H come from and how its table is filled) is `clmul_core::wide`, the same code the
+//! standalone POLYVAL/GHASH backends run.
 #![allow(unsafe_code)]
 
 #[cfg(all(
@@ -167,7 +168,7 @@ impl<L: AesLanes> Ghashed<'_, L> {
 /// before the stores to `out` (they may be the same memory).
 ///
 /// # Safety
-/// As the [`Lanes`] methods; `16 * BLOCKS * N` bytes are readable at `src` and `inp` and
+/// As the [`AesLanes`] methods; `16 * BLOCKS * N` bytes are readable at `src` and `inp` and
 /// writable at `out` (`inp` and `out` equal or disjoint).
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
@@ -331,7 +332,7 @@ pub(crate) unsafe fn crypt_short<L: AesLanes, C: Counter, D: Domain, const KARAT
 /// powers it needs ([`Powers::table`]); a short message takes [`crypt_short`] instead.
 ///
 /// # Safety
-/// As the [`Lanes`] methods; `len` bytes are readable at `inp` and writable at `out`, which
+/// As the [`AesLanes`] methods; `len` bytes are readable at `inp` and writable at `out`, which
 /// are equal or disjoint.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
@@ -591,7 +592,7 @@ impl Group {
 /// run of them; otherwise each input in the wide loop with the table of the powers it needs.
 ///
 /// # Safety
-/// As the [`Lanes`] methods.
+/// As the [`AesLanes`] methods.
 #[inline(always)]
 pub(crate) unsafe fn hash_message<L: AesLanes, D: Domain, const N: usize, const KARATSUBA: bool>(
     powers: Powers<'_>,

@@ -1,6 +1,7 @@
-//! The AES round keys every engine reads ([`RoundKeys`]), below both the dispatch (`fused`) and
-//! the kernels, and the powers of the hash key, `clmul_core::wide`'s ([`PowerTable`],
-//! [`KeptPowers`]).
+//! The AES round keys every engine reads ([`RoundKeys`]), below both the dispatch (`fused`)
+//! and the kernels. The powers of the hash key are `clmul_core::wide`'s
+//! ([`PowerTable`](clmul_core::wide::PowerTable),
+//! [`KeptPowers`](clmul_core::wide::KeptPowers)).
 
 /// Expanded AES round keys: `rounds + 1` keys of 16 bytes (at most 15), `rounds` 10, 12 or 14
 /// by construction ([`RoundKeys::expand`] and [`RoundKeys::zero`] are the only ways to make

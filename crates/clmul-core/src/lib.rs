@@ -11,12 +11,17 @@
 //!   in the keyed state, and matched on in the hot path; every backend the CPU supports can also
 //!   be chosen explicitly ([`Backend::available`]) so tests, benches and fuzzers run them all.
 //! - [`Polyval`] and [`Ghash`]: keyed hash states (96 bytes) that process whole slices in the
-//!   backend's own wide loop, against powers of H with one reduction per stride (aggregated
+//!   backend's wide loop, against powers of H with one reduction per stride (aggregated
 //!   reduction). A state keeps H from key setup and H^2..H^4 from its first update of two
 //!   blocks or more; the powers of a wider stride (up to H^32 on the 512-bit backend) are
-//!   computed in registers by each update that uses them. Creating, cloning and moving a
-//!   state per message therefore costs a few register copies and what the message needs (see
-//!   the `state` and `powers` modules).
+//!   computed by each update that uses them, into a table on its stack. Creating, cloning and
+//!   moving a state per message therefore costs a few register copies and what the message
+//!   needs (see the `state` and `powers` modules).
+//! - `wide` (hidden, for `aead-engines`): the one wide GHASH/POLYVAL, written once over a
+//!   register of one to four blocks, that the `Pclmul`, `Avx2`, `Avx512` and `Pmull`
+//!   backends instantiate for their registers and `aead-engines`' stitched AES-GCM and
+//!   AES-GCM-SIV loops interleave with their AES rounds; with the power tables and their
+//!   fill.
 //!
 //! # Backends and selection
 //!
@@ -67,11 +72,6 @@ mod powers;
 mod state;
 mod taint;
 #[doc(hidden)]
-#[cfg(any(
-    target_arch = "x86",
-    target_arch = "x86_64",
-    all(target_arch = "aarch64", target_endian = "little")
-))]
 pub mod wide;
 
 #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]

@@ -5,9 +5,10 @@
 //! bytes): H from key setup, H^2..H^4 once a message of two blocks or more came (on the
 //! portable backend, one of `portable::POWERS_FROM` blocks). What a wider stride needs,
 //! H^5..H^8 (the 8-block strides), H^9..H^16 and on the 512-bit backend H^17..H^32, is
-//! computed in registers at the start of each update that uses it, in doubling rounds of
-//! whole registers (one multiply per four new powers on the 512-bit backend): tens of cycles
-//! against the hundreds or more that input takes. The state stays at 96 bytes, so creating,
+//! computed at the start of each update that uses it, in doubling rounds of whole registers
+//! (one multiply per four new powers on the 512-bit backend), into a table on the stack for
+//! that call (`wide::hash_kept`): tens of cycles against the hundreds or more that input
+//! takes. The state stays at 96 bytes, so creating,
 //! cloning and moving it per message is a few register copies, not a `memcpy` whose stores a
 //! later wide load has to wait for.
 //!

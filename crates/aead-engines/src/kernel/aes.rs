@@ -10,7 +10,7 @@ use super::*;
 ///
 /// With x86's `AESENC` (key added after the round) the slots hold `k_0`; `k_1..k_4` (AES-256)
 /// or `k_1, k_2` (AES-192); `k_(R-9)..k_(R-1)`; `k_R`. With ARMv8's `AESE` (key added before
-/// the round, [`Lanes::KEY_FIRST`]) every round's key is the one before: no whitening,
+/// the round, [`AesLanes::KEY_FIRST`]) every round's key is the one before: no whitening,
 /// `k_0..k_3` or `k_0, k_1`; `k_(R-10)..k_(R-2)`; and the last round needs two, `k_(R-1)`
 /// (in `first`) and `k_R`.
 #[derive(Clone, Copy)]
@@ -27,7 +27,7 @@ impl<L: AesLanes> AesKeys<L> {
     /// compiled without the engine's features).
     ///
     /// # Safety
-    /// As the [`Lanes`] methods.
+    /// As the [`AesLanes`] methods.
     #[inline(always)]
     pub(crate) unsafe fn new(rk: &RoundKeys) -> Self {
         let r = rk.rounds();
@@ -131,7 +131,7 @@ impl<L: AesLanes> AesKeys<L> {
     /// One block (in every lane), for a tag mask or a key check.
     ///
     /// # Safety
-    /// As the [`Lanes`] methods.
+    /// As the [`AesLanes`] methods.
     #[inline(always)]
     pub(crate) unsafe fn encrypt_block(&self, block: &[u8; 16]) -> [u8; 16] {
         // SAFETY: forwarded from the caller.
@@ -154,7 +154,7 @@ pub(super) unsafe fn round_all<L: AesLanes, const N: usize>(x: &mut [L; N], k: L
 /// AES-ECB: encrypts each block of `blocks` in place, a register at a time.
 ///
 /// # Safety
-/// As the [`Lanes`] methods.
+/// As the [`AesLanes`] methods.
 #[inline(always)]
 pub(crate) unsafe fn encrypt_blocks<L: AesLanes>(ks: &AesKeys<L>, blocks: &mut [[u8; 16]]) {
     for chunk in blocks.chunks_mut(L::BLOCKS) {

@@ -24,13 +24,13 @@ pub(crate) trait Counter {
     /// `cargo xtask ct` tells from data by its width).
     ///
     /// # Safety
-    /// As the [`Lanes`] methods.
+    /// As the [`AesLanes`] methods.
     unsafe fn start<L: AesLanes>(c: Counter0<'_>) -> Self::State<L>;
 
     /// The next `N` registers of counter blocks (lane order), advancing the state.
     ///
     /// # Safety
-    /// As the [`Lanes`] methods.
+    /// As the [`AesLanes`] methods.
     unsafe fn take<L: AesLanes, const N: usize>(s: &mut Self::State<L>) -> [L; N];
 
     /// [`Counter::take`] with no branch on the counter's value: for the few registers of a
@@ -39,7 +39,7 @@ pub(crate) trait Counter {
     /// rightly refuses to tell apart).
     ///
     /// # Safety
-    /// As the [`Lanes`] methods.
+    /// As the [`AesLanes`] methods.
     #[inline(always)]
     unsafe fn take_any<L: AesLanes, const N: usize>(s: &mut Self::State<L>) -> [L; N] {
         // SAFETY: forwarded from the caller.

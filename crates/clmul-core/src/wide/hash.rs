@@ -570,7 +570,8 @@ pub unsafe fn folded_by_loads<L: Lanes, D: Domain, const R: usize>(
 /// table made for the call ([`hash_kept`](super::hash_kept)'s) was written just before, and a
 /// load that forwards from one store is served at once, where [`Tail`]'s (data from lane 0,
 /// powers from H^r on) would span two stores and wait for them to reach the cache (measured
-/// on Intel, a state cloned per message with five blocks: 26 ns through the tail, 18 here).
+/// on Intel, a state cloned per message with five blocks: about 26 ns through the tail, 16
+/// here).
 ///
 /// # Safety
 /// As the [`Lanes`] methods; `16 r` bytes at `p` are readable.

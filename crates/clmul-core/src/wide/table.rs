@@ -52,8 +52,9 @@ pub struct PowerTable {
     /// Never written: puts H^(4k) (entry `TOP - 4k`, the start of a register of four powers
     /// on the 512-bit backends) of both arrays on a 64-byte boundary, so that a register's
     /// store and its loads do not cross a cache line (`TOP - 4k` is 1 modulo 4, the arrays
-    /// are `LEN * 16` bytes, a multiple of 64, apart, and the fields below are 24 bytes).
-    _align: [MaybeUninit<u64>; 3],
+    /// are `LEN * 16` bytes, a multiple of 64, apart, and this and the three words below are
+    /// 48 bytes).
+    _align: [MaybeUninit<u8>; ALIGN_PAD],
     filled: usize,
     /// Whether `powx` holds the middles of the powers held (schoolbook multiplies need none),
     /// as a word (1 or 0): the disassembly check of `cargo xtask ct` tells public values from
@@ -65,6 +66,9 @@ pub struct PowerTable {
     pow: [MaybeUninit<u128>; LEN],
     powx: [MaybeUninit<u128>; LEN],
 }
+
+/// The bytes of [`PowerTable`]'s `_align`.
+const ALIGN_PAD: usize = 48 - 3 * core::mem::size_of::<usize>();
 
 const _: () = assert!(
     core::mem::offset_of!(PowerTable, pow) % 64 == 48
@@ -82,7 +86,7 @@ impl PowerTable {
     #[allow(clippy::new_without_default)]
     pub const fn new() -> Self {
         PowerTable {
-            _align: [MaybeUninit::uninit(); 3],
+            _align: [MaybeUninit::uninit(); ALIGN_PAD],
             pow: [MaybeUninit::uninit(); LEN],
             powx: [MaybeUninit::uninit(); LEN],
             filled: LEN,

@@ -8,9 +8,11 @@
 //! Instruction and its Usage for Computing the GCM Mode", 2010) in POLYVAL's bit order, where
 //! no bit reflection is needed (RFC 8452 Appendix A; Gueron, Langley, Lindell, AES-GCM-SIV).
 //!
-//! The inline helpers here are also used by the wider backends for their 128-bit epilogues,
-//! and the whole backend is compiled a second time with AVX ([`vex`]) for the short path of
-//! the AVX2 and AVX-512 backends.
+//! Up to four blocks run here, against the state's kept powers (straight-line code per
+//! length, [`update_short`]); more go to the wide hash on `xmm` registers
+//! ([`crate::wide::hash_kept`]), as the wider backends run it on theirs. The whole backend is
+//! compiled a second time with AVX ([`vex`]): the short path, the kept powers and the state
+//! loads of the AVX2 and AVX-512 backends.
 
 #[cfg(target_arch = "x86")]
 use core::arch::x86::*;
