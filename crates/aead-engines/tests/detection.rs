@@ -20,10 +20,10 @@ fn expected(model: &str) -> Option<(Engine, &'static str)> {
         "Westmere" | "SandyBridge" | "Haswell" | "Icelake-Server" => {
             Some((Engine::AesNi, "pclmul"))
         }
-        // aarch64: `max` has SHA3 (the EOR3 engine; POLYVAL keeps the plain PMULL backend,
-        // see `Backend::PmullEor3`), Cortex-A72 has AES and PMULL only.
+        // aarch64: `max` has SHA3 (the EOR3 engine and POLYVAL backend), Cortex-A72 has AES
+        // and PMULL only.
         #[cfg(all(target_arch = "aarch64", target_endian = "little"))]
-        "max" => Some((Engine::Armv8Eor3, "pmull")),
+        "max" => Some((Engine::Armv8Eor3, "pmull-eor3")),
         #[cfg(all(target_arch = "aarch64", target_endian = "little"))]
         "cortex-a72" | "neoverse-n1" => Some((Engine::Armv8, "pmull")),
         _ => None,

@@ -23,12 +23,12 @@ pub enum Backend {
     /// big-endian aarch64 runs the portable backend).
     #[cfg(all(target_arch = "aarch64", target_endian = "little"))]
     Pmull,
-    /// ARMv8 PMULL with FEAT_SHA3's three-way `EOR3` (Neoverse V1/V2/N2, Apple M1 and later).
-    /// Not what [`Backend::detect`] picks: this loop is bound by its latency, not by its
-    /// vector operations, and `EOR3` issues on one vector pipe of Neoverse V1/V2 where `EOR`
-    /// issues on all four (llvm-mca, GHASH in strides of 8 blocks: 15.5 cycles per 64 bytes
-    /// against [`Backend::Pmull`]'s 14.5 on `neoverse-v1`). The stitched AES-GCM loop, bound
-    /// by its operation count, gains from it (`aead-engines`' EOR3 engine).
+    /// ARMv8 PMULL with FEAT_SHA3's three-way `EOR3` (Neoverse V1/V2/N2, Apple M1 and later):
+    /// the same wide hash compiled with SHA3, where LLVM fuses its XOR trees into `EOR3`
+    /// (llvm-mca, GHASH in strides of 8 blocks, `cargo xtask mca`: 9.2 cycles per 64 bytes
+    /// against [`Backend::Pmull`]'s 11.1 on `neoverse-v1` and `neoverse-v2`), as
+    /// `aead-engines`' EOR3 engine does for the stitched AES-GCM loop. What
+    /// [`Backend::detect`] picks where the CPU has SHA3.
     #[cfg(all(target_arch = "aarch64", target_endian = "little"))]
     PmullEor3,
 }
@@ -50,9 +50,9 @@ impl Backend {
         #[cfg(target_arch = "x86_64")]
         Backend::Avx512,
         #[cfg(all(target_arch = "aarch64", target_endian = "little"))]
-        Backend::PmullEor3,
-        #[cfg(all(target_arch = "aarch64", target_endian = "little"))]
         Backend::Pmull,
+        #[cfg(all(target_arch = "aarch64", target_endian = "little"))]
+        Backend::PmullEor3,
     ];
 
     /// Whether this CPU can run the backend (the result of detection is cached).
