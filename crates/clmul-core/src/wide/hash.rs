@@ -484,81 +484,91 @@ impl<L: Lanes> Tail<L> {
     }
 }
 
-/// Whether the strides make their Karatsuba middle operands by loads ([`folded_by_loads`]):
-/// Karatsuba's multiplies, on a register type that asks for it, whose middles are not paired
-/// by unpacks and whose data is not half-swapped.
+/// Whether Karatsuba's middle operands of data read from memory are made by loads
+/// ([`folded_pair`], [`folded_one`]): Karatsuba's multiplies, on a register type that asks
+/// for it ([`Lanes::MIDDLES_BY_LOADS`]), whose middles are not paired by unpacks and whose
+/// data is not half-swapped.
 #[inline(always)]
-const fn by_loads<L: Lanes, const KARATSUBA: bool>() -> bool {
+pub const fn by_loads<L: Lanes, const KARATSUBA: bool>() -> bool {
     KARATSUBA && L::MIDDLES_BY_LOADS && !L::PAIRED_MIDDLES && !L::SWAP_REFLECT
 }
 
-/// The Karatsuba products of `R` (1 or 2) registers of data from memory, registers `j..j + R`
-/// of the stride at `q` (`j >= 1`), against the powers of `tbl` from `base` (Karatsuba, with
-/// the powers' middles in the table), each register's middle operand made by loads instead of
-/// a shuffle ([`Lanes::MIDDLES_BY_LOADS`]). A load 8 bytes off a register puts each block's
-/// high word beside its low word: for a pair, the first register XORed with the load 8 bytes
-/// after it has every block's `lo ^ hi` in its even words, the second XORed with the load 8
-/// bytes before it in its odd words, and one blend ([`Lanes::blend_odd`]) holds all of them; a
-/// register alone is XORed with the load 8 bytes before it (inside the stride: `j >= 1`), its
-/// middles in the odd words. GHASH's byte reflection of that register (one shuffle a pair, where
-/// the data's own reflection takes one a register) swaps the words.
+/// The Karatsuba middle operands of registers `j - 1` and `j` of data at `q` (`j >= 1`), made
+/// by loads instead of a shuffle per register ([`Lanes::MIDDLES_BY_LOADS`]), in the domain's
+/// order: a load 8 bytes off a register puts each block's high word beside its low word, so
+/// register `j - 1` XORed with the load 8 bytes after it has every block's `lo ^ hi` in its
+/// even words, register `j` XORed with the load 8 bytes before it in its odd words, and one
+/// blend ([`Lanes::blend_odd`]) holds both. GHASH's byte reflection of the result (one
+/// shuffle a pair, where the data's own reflection takes one a register) swaps the words:
+/// [`products_folded`] takes the word by the domain.
 ///
-/// Per pair that leaves POLYVAL no shuffle (two with `x ^ swap_halves(x)`) and GHASH three (four):
-/// on Intel's cores 512-bit shuffles and carry-less multiplies share port 5 (llvm-mca,
-/// `sapphirerapids`, POLYVAL in strides of 32 blocks: 43 -> 34 cycles).
+/// Per pair that leaves POLYVAL no shuffle (two with `x ^ swap_halves(x)`) and GHASH three
+/// (four): on Intel's cores 512-bit shuffles and carry-less multiplies share port 5, on AMD's
+/// they share the FP pipes (llvm-mca, `sapphirerapids`, POLYVAL in strides of 32 blocks: 43
+/// -> 34 cycles).
 ///
 /// # Safety
-/// As the [`Lanes`] methods; registers `j - 1..j + R` of the stride at `q` are readable.
+/// As the [`Lanes`] methods; registers `j - 1` and `j` at `q` are readable.
 #[inline(always)]
-pub unsafe fn folded_by_loads<L: Lanes, D: Domain, const R: usize>(
-    q: *const u8,
-    j: usize,
-    tbl: Held<'_>,
-    base: usize,
-) -> [Prod<L>; R] {
+pub unsafe fn folded_pair<L: Lanes, D: Domain>(q: *const u8, j: usize) -> L {
     let reg = 16 * L::BLOCKS;
-    // SAFETY: the caller's features; every load reads bytes of registers `j - 1..j + R` at
-    // `q` (the first at `q + reg * j - 8 >= q + reg - 8`, the last ends at
-    // `q + reg * (j + R)`).
+    // SAFETY: the caller's features; the loads read bytes `reg * (j - 1)..reg * (j + 1)` at
+    // `q`, the two registers.
     unsafe {
-        let r = q.add(reg * j);
-        let a = L::load(r);
-        let (f, odd) = if R == 2 {
-            let b = L::load(r.add(reg));
-            let fa = L::xor(a, L::load(r.add(8)));
-            let fb = L::xor(b, L::load(r.add(reg - 8)));
-            (L::blend_odd(fa, fb), [false, true])
+        let (a, b) = (q.add(reg * (j - 1)), q.add(reg * j));
+        let fa = L::xor(L::load(a), L::load(a.add(8)));
+        let fb = L::xor(L::load(b), L::load(b.sub(8)));
+        field::<L, D>(L::blend_odd(fa, fb))
+    }
+}
+
+/// The Karatsuba middle operands of register `j` of data at `q` alone (`j >= 1`), by the
+/// load 8 bytes before it (inside register `j - 1`): every block's `lo ^ hi` in the odd
+/// words, in the domain's order ([`folded_pair`]).
+///
+/// # Safety
+/// As the [`Lanes`] methods; registers `j - 1` and `j` at `q` are readable.
+#[inline(always)]
+pub unsafe fn folded_one<L: Lanes, D: Domain>(q: *const u8, j: usize) -> L {
+    let reg = 16 * L::BLOCKS;
+    // SAFETY: the caller's features; the loads read bytes `reg * j - 8..reg * (j + 1)` at `q`.
+    unsafe {
+        let b = q.add(reg * j);
+        field::<L, D>(L::xor(L::load(b), L::load(b.sub(8))))
+    }
+}
+
+/// Karatsuba's products of `x` (data in the domain's order) and the powers from index `i` of
+/// `tbl`, the middle operand of `x` taken from `f` ([`folded_pair`], [`folded_one`]): from its
+/// odd words if `odd` (as laid out before the domain's reflection), else from its even ones.
+///
+/// # Safety
+/// As the [`Lanes`] methods; [`by_loads`] holds for `L` (the products are Karatsuba's, not
+/// paired, not half-swapped).
+#[inline(always)]
+pub unsafe fn products_folded<L: Lanes, D: Domain, T: Table>(
+    x: L,
+    f: L,
+    odd: bool,
+    tbl: T,
+    i: usize,
+) -> Prod<L> {
+    // SAFETY: forwarded from the caller.
+    unsafe {
+        let h = tbl.power::<L>(i, false);
+        let hx = tbl.middles(i, h);
+        // GHASH's reflection swaps the words of `f`.
+        let mi = if odd != D::REFLECT {
+            L::clmul_hi_lo(f, hx)
         } else {
-            (L::xor(a, L::load(r.sub(8))), [true, true])
+            L::clmul_lo(f, hx)
         };
-        let f = field::<L, D>(f);
-        let mut out = [Prod {
-            lo: f,
-            mi: f,
-            mi2: f,
-            hi: f,
-        }; R];
-        for (k, o) in out.iter_mut().enumerate() {
-            let v = if k == 0 { a } else { L::load(r.add(reg)) };
-            let x = field_data::<L, D>(v);
-            let i = base + L::BLOCKS * (j + k);
-            let h = tbl.power::<L>(i, false);
-            let hx = tbl.middles(i, h);
-            // The word of `f` that holds this register's middles (GHASH's reflection swaps
-            // them).
-            let mi = if odd[k] != D::REFLECT {
-                L::clmul_hi_lo(f, hx)
-            } else {
-                L::clmul_lo(f, hx)
-            };
-            *o = Prod {
-                lo: L::clmul_lo(x, h),
-                mi,
-                mi2: L::zero(),
-                hi: L::clmul_hi(x, h),
-            };
+        Prod {
+            lo: L::clmul_lo(x, h),
+            mi,
+            mi2: L::zero(),
+            hi: L::clmul_hi(x, h),
         }
-        out
     }
 }
 
@@ -644,15 +654,23 @@ pub unsafe fn hash_bytes<L: Lanes, D: Domain, const N: usize, const KARATSUBA: b
                 // stride's reduction completes.
                 if by_loads::<L, KARATSUBA>() {
                     // Pairs from the top (registers N-2 and N-1 first), then register 1 alone
-                    // if N is even.
+                    // if N is even ([`folded_pair`], [`folded_one`]).
                     for t in 0..(N - 1) / 2 {
-                        let [a, b] = folded_by_loads::<L, D, 2>(q, N - 2 - 2 * t, held, base);
-                        acc.add::<KARATSUBA>(&a);
-                        acc.add::<KARATSUBA>(&b);
+                        let j = N - 1 - 2 * t;
+                        let f = folded_pair::<L, D>(q, j);
+                        for (k, odd) in [(j, true), (j - 1, false)] {
+                            let x = field_data::<L, D>(L::load(q.add(reg * k)));
+                            let i = base + L::BLOCKS * k;
+                            let p = products_folded::<L, D, Held<'_>>(x, f, odd, held, i);
+                            acc.add::<KARATSUBA>(&p);
+                        }
                     }
                     if N.is_multiple_of(2) {
-                        let [a] = folded_by_loads::<L, D, 1>(q, 1, held, base);
-                        acc.add::<KARATSUBA>(&a);
+                        let f = folded_one::<L, D>(q, 1);
+                        let x = field_data::<L, D>(L::load(q.add(reg)));
+                        let i = base + L::BLOCKS;
+                        let p = products_folded::<L, D, Held<'_>>(x, f, true, held, i);
+                        acc.add::<KARATSUBA>(&p);
                     }
                 } else {
                     for j in (1..N).rev() {

@@ -48,7 +48,7 @@ pub trait Lanes: Copy {
     const PAIRED_MIDDLES: bool;
 
     /// Whether Karatsuba's middle operands of data read from memory are made by loads 8 bytes
-    /// off instead of a shuffle per register ([`folded_by_loads`](super::folded_by_loads)):
+    /// off instead of a shuffle per register ([`folded_pair`](super::folded_pair)):
     /// on x86, where the shuffle runs on the port (Intel's port 5) or the pipes (AMD's FP
     /// pipes) of the carry-less multiplies, and a load does not. ARMv8 pairs its registers'
     /// middles with unpacks instead ([`Lanes::PAIRED_MIDDLES`]): its loop is bound by vector

@@ -1,7 +1,7 @@
 //! 256-bit VPCLMULQDQ backend (AVX2, no AVX-512): the wide hash ([`crate::wide`]) on `ymm`
 //! registers, as the 512-bit backend ([`super::avx512`]) runs it on `zmm`: two blocks per
 //! register, 8 or 16 blocks (four or eight registers) per reduction, Karatsuba products
-//! summed lane by lane (the blocks' middles from loads 8 bytes off, [`wide::folded_by_loads`],
+//! summed lane by lane (the blocks' middles from loads 8 bytes off, [`wide::folded_pair`],
 //! blended with `vpblendd`, off the shuffle port), a lane-parallel reduction, and the two
 //! lanes XORed.
 

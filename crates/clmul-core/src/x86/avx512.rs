@@ -6,7 +6,7 @@
 //!   power's `lo ^ hi`). On AMD Zen 4, `vpclmulqdq` issues once per two cycles at every width,
 //!   so the carry-less multiply count per byte is the bound, and Karatsuba's 3 beats
 //!   schoolbook's 4; on Intel's cores the blocks' middles come from loads 8 bytes off instead
-//!   of a shuffle ([`wide::folded_by_loads`]), so the 512-bit shuffles and multiplies that
+//!   of a shuffle ([`wide::folded_pair`]), so the 512-bit shuffles and multiplies that
 //!   share port 5 are three a register, as schoolbook's four would be but with fewer
 //!   multiplies.
 //! - The products are summed unreduced, lane by lane, then reduced lane-parallel (two
