@@ -83,6 +83,9 @@ struct Case {
     /// `UnboundKey::new` + `LessSafeKey::new`) is timed with each message, and the key bytes
     /// change from one message to the next.
     fresh_key: bool,
+    /// The buffer ends where an inaccessible page begins (`benches::guarded_data`), as a
+    /// buffer at the end of a mapping or before an allocator's guard page does.
+    guard_page: bool,
 }
 
 const fn key(bits: usize) -> &'static [u8] {
@@ -102,6 +105,7 @@ const fn case(label: &'static str, bits: usize, len: usize) -> Case {
         aad: &[],
         roundtrip: false,
         fresh_key: false,
+        guard_page: false,
     }
 }
 
@@ -120,6 +124,15 @@ const fn fresh(label: &'static str, kind: Kind, bits: usize, len: usize) -> Case
         fresh_key: true,
         aad: &AAD16,
         ..case(label, bits, len)
+    }
+}
+
+/// A message of `len` bytes with 16 bytes of AAD whose buffer ends before an inaccessible
+/// page.
+const fn guarded(label: &'static str, len: usize) -> Case {
+    Case {
+        guard_page: true,
+        ..aad(label, 128, len, &AAD16)
     }
 }
 
@@ -144,7 +157,7 @@ const fn cookie(label: &'static str, len: usize) -> Case {
     }
 }
 
-const CASES: [Case; 36] = [
+const CASES: [Case; 38] = [
     case("AES-128-GCM encrypt 16 KiB", 128, 16384),
     case("AES-256-GCM encrypt 16 KiB", 256, 16384),
     Case {
@@ -181,6 +194,13 @@ const CASES: [Case; 36] = [
     ),
     aad("AES-128-GCM encrypt 64 B, 16 B AAD", 128, 64, &AAD16),
     aad("AES-128-GCM encrypt 16 B, 13 B AAD", 128, 16, &AAD13),
+    // The same message in an ordinary buffer, and in one at the end of its mapping (no read or
+    // write may stray onto the next page).
+    aad("AES-128-GCM encrypt 400 B, 16 B AAD", 128, 400, &AAD16),
+    guarded(
+        "AES-128-GCM encrypt 400 B, 16 B AAD, before a guard page",
+        400,
+    ),
     // A fresh key per message.
     fresh(
         "fresh key: AES-128-GCM new + encrypt 64 B, 16 B AAD",
@@ -272,14 +292,18 @@ const CASES: [Case; 36] = [
 /// A runner for `gcm` (keyed once) on case `c`: in-place encryption, or encryption then
 /// decryption. The tag and the verdict are read through `black_box`.
 fn runner<G: Gcm + 'static>(gcm: G, c: &Case) -> Runner {
-    let mut buf = benches::test_data(c.len);
+    let buf: &mut [u8] = if c.guard_page {
+        benches::guarded_data(c.len)
+    } else {
+        benches::test_data(c.len).leak()
+    };
     let (aad, roundtrip) = (c.aad, c.roundtrip);
     Box::new(move |n| {
         let start = Instant::now();
         for _ in 0..n {
-            let tag = black_box(gcm.seal(black_box(aad), black_box(&mut buf)));
+            let tag = black_box(gcm.seal(black_box(aad), black_box(&mut *buf)));
             if roundtrip {
-                let ok = black_box(gcm.open(black_box(aad), black_box(&mut buf), &tag));
+                let ok = black_box(gcm.open(black_box(aad), black_box(&mut *buf), &tag));
                 assert!(ok, "tag did not verify");
             }
         }

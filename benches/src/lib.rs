@@ -4,7 +4,7 @@
 //! fixed rate that is not the core clock. To turn nanoseconds into cycles per byte the benches
 //! measure the core clock themselves ([`estimate_core_ghz`]) and leave it beside criterion's
 //! results ([`write_core_ghz`]), where `report` finds it.
-#![forbid(unsafe_code)]
+#![deny(unsafe_code)]
 
 use std::hint::black_box;
 use std::path::PathBuf;
@@ -99,6 +99,43 @@ pub fn run_with_core_clock(benches: impl FnOnce()) {
     benches();
     let after = measure_core_ghz("after");
     write_core_ghz(before.max(after));
+}
+
+/// [`test_data`] in a buffer that ends where an inaccessible page begins (`mmap` of two
+/// pages, the second `PROT_NONE`; leaked, it lives as long as the bench): a buffer at the end
+/// of a mapping or before an allocator's guard page, where any access past its end, even one
+/// whose fault a masked instruction suppresses, is out of bounds. `len <= 4096`. Elsewhere
+/// than on Linux, a leaked `Vec`.
+#[allow(unsafe_code)]
+pub fn guarded_data(len: usize) -> &'static mut [u8] {
+    assert!(len <= 4096);
+    #[cfg(target_os = "linux")]
+    {
+        unsafe extern "C" {
+            fn mmap(addr: *mut u8, len: usize, prot: i32, flags: i32, fd: i32, off: i64)
+            -> *mut u8;
+            fn mprotect(addr: *mut u8, len: usize, prot: i32) -> i32;
+        }
+        // PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS; PROT_NONE.
+        const RW: i32 = 3;
+        const PRIVATE_ANON: i32 = 0x22;
+        const NONE: i32 = 0;
+        // SAFETY: an anonymous private mapping of two fresh pages (checked below), the second
+        // made inaccessible; the slice is the last `len` bytes of the first, which nothing else
+        // refers to, and the mapping is never unmapped.
+        unsafe {
+            let p = mmap(core::ptr::null_mut(), 8192, RW, PRIVATE_ANON, -1, 0);
+            assert!(!p.is_null() && p as isize != -1, "mmap failed");
+            assert_eq!(mprotect(p.add(4096), 4096, NONE), 0, "mprotect failed");
+            let s = core::slice::from_raw_parts_mut(p.add(4096 - len), len);
+            s.copy_from_slice(&test_data(len));
+            s
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        test_data(len).leak()
+    }
 }
 
 /// `len` bytes of fixed pseudo-random data (xorshift64*), the same on every run.
