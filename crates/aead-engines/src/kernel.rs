@@ -21,9 +21,10 @@
 //!   last nine middle rounds and the final round are common, and carry the GHASH steps
 //!   ([`AesKeys`]; the layout of Linux's VAES AES-GCM, whose extra rounds also come first).
 //! - **The tail** (less than one iteration) goes a register at a time (the out-of-order core
-//!   overlaps consecutive registers, which do not depend on each other), a partial register
-//!   through [`Lanes::load_partial`](clmul_core::wide::Lanes::load_partial) and [`Lanes::store_partial`](clmul_core::wide::Lanes::store_partial), and is hashed unreduced
-//!   with the length block (and a short AAD, when the message has no whole iteration) into one
+//!   overlaps consecutive registers, which do not depend on each other), a partial register through
+//!   [`Lanes::load_partial`](clmul_core::wide::Lanes::load_partial) and
+//!   [`Lanes::store_partial`](clmul_core::wide::Lanes::store_partial), and is hashed unreduced with
+//!   the length block (and a short AAD, when the message has no whole iteration) into one
 //!   reduction.
 //!
 //! # GHASH steps
@@ -48,13 +49,13 @@
 //!
 //! # Flavours
 //!
-//! The kernel is generic over the counter ([`Counter`]: GCM's 32-bit big-endian counter in
-//! the last word, [`Inc32`], or AES-GCM-SIV's 32-bit little-endian counter in the first word,
-//! [`Le32`], RFC 8452 section 4) and the hash domain ([`Domain`]: [`GhashDomain`] byte-reverses each
-//! block, [`PolyvalDomain`] takes it as it is); AES-GCM instantiates `Inc32` and `GhashDomain` only. The
-//! operations are CTR only, hash only ([`hash_message`]), CTR and hash of the input (GCM
-//! open) and CTR and hash of the output (GCM seal, AES-GCM-SIV open), all through
-//! [`crypt`]. [`encrypt_blocks`] is AES-ECB of a few blocks (AES-GCM-SIV's key derivation).
+//! The kernel is generic over the counter ([`Counter`]: GCM's 32-bit big-endian counter in the last
+//! word, [`Inc32`], or AES-GCM-SIV's 32-bit little-endian counter in the first word, [`Le32`], RFC
+//! 8452 section 4) and the hash domain ([`Domain`]: [`GhashDomain`] byte-reverses each block,
+//! [`PolyvalDomain`] takes it as it is); AES-GCM instantiates `Inc32` and `GhashDomain` only. The
+//! operations are CTR only, hash only ([`hash_message`]), CTR and hash of the input (GCM open) and
+//! CTR and hash of the output (GCM seal, AES-GCM-SIV open), all through [`crypt`].
+//! [`encrypt_blocks`] is AES-ECB of a few blocks (AES-GCM-SIV's key derivation).
 //!
 //! Counters and lengths are public: they decide branches and addresses. Keys and data never
 //! do.

@@ -8,7 +8,7 @@
 //!   state); [`FusedSiv`] over a fused engine's own round keys.
 //! - [`SivMessage`]: one message's keys: single blocks (the tag), CTR with the SIV counter,
 //!   POLYVAL, and decryption with POLYVAL of the plaintext, which a fused engine does in one
-//!   pass (`crate::kernel`'s stitched loop with the `Le32` counter in the `Polyval` domain).
+//!   pass (`crate::kernel`'s stitched loop with the `Le32` counter in the `PolyvalDomain`).
 //!
 //! # The construction (RFC 8452, section 4)
 //!

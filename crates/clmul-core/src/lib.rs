@@ -32,6 +32,7 @@
 //! | `Avx2` | x86_64 | `pclmulqdq`, `sse2`, `ssse3`, `avx`, `avx2`, `vpclmulqdq` (with the AVX state only, see `x86::ymm`) | 16 blocks (8 ymm) |
 //! | `Avx512` | x86_64 | `vpclmulqdq`, `pclmulqdq`, `avx`, `avx2`, `avx512f`, `avx512bw`, `avx512vl` | 32 blocks (8 zmm) |
 //! | `Pmull` | aarch64 | `aes` (PMULL; implies `neon`) | 8 blocks |
+//! | `PmullEor3` | aarch64 | `aes`, `sha2`, `sha3` (FEAT_SHA3's `EOR3`) | 8 blocks |
 //!
 //! Inputs of up to four blocks run on 128-bit multiplies on every SIMD backend (their latency
 //! is shorter).

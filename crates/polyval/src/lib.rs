@@ -9,6 +9,7 @@
 //! | VPCLMULQDQ, 512-bit | x86_64 | the CPU has `vpclmulqdq`, `avx512f`, `avx512bw`, `avx512vl` |
 //! | VPCLMULQDQ, 256-bit | x86_64 | the CPU has `vpclmulqdq` and `avx2` |
 //! | PCLMULQDQ | x86, x86_64 | the CPU has `pclmulqdq` and `ssse3` |
+//! | PMULL with `EOR3` | aarch64 | the CPU has `aes` (PMULL) and `sha3` |
 //! | PMULL | aarch64 | the CPU has `aes` (PMULL) |
 //! | portable | everywhere | otherwise, or with `--cfg polyval_backend="soft"` |
 //!
@@ -16,8 +17,8 @@
 //! `RUSTFLAGS='--cfg polyval_backend="soft"'` to force the portable backend.
 //!
 //! Long inputs given to [`UniversalHash::update`] or [`UniversalHash::update_padded`] go to the
-//! backend's own loop in one call (8 to 32 blocks per reduction against powers of
-//! H), not through 4-block [`UhfBackend::proc_par_blocks`] calls.
+//! backend's wide loop (`clmul_core`'s shared one) in one call (8 to 32 blocks per reduction
+//! against powers of H), not through 4-block [`UhfBackend::proc_par_blocks`] calls.
 //!
 //! # Constant time
 //!

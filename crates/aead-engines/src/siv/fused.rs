@@ -1,6 +1,6 @@
 //! AES-GCM-SIV on the fused engines: the key-generating key's round keys for one engine, and
 //! per message the derived keys on the same engine (`crate::engine`'s jobs over the stitched
-//! kernel, `crate::kernel`, with the `Le32` counter and the `Polyval` domain):
+//! kernel, `crate::kernel`, with the `Le32` counter and the `PolyvalDomain`):
 //!
 //! - **Key derivation**: the four to six derivation blocks in one AES-ECB call, then our AES key
 //!   expansion of the derived key (a schedule per message, as the construction needs).

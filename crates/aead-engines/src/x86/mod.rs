@@ -236,8 +236,8 @@ macro_rules! x86_engine {
 }
 pub(crate) use x86_engine;
 
-/// Whether the CPU is Intel's (CPUID leaf 0 vendor `GenuineIntel`, read once by
-/// `clmul-core`, which asks the same for its GHASH): [`Engine::detect`] gives Intel the
+/// Whether the CPU is Intel's (CPUID leaf 0 vendor `GenuineIntel`, read once, by
+/// `clmul-core`'s detection module): [`Engine::detect`] gives Intel the
 /// 512-bit engine's schoolbook shape (see [`vaes512`]). Under Miri, false.
 #[cfg(target_arch = "x86_64")]
 pub(crate) fn intel() -> bool {

@@ -2,8 +2,9 @@
 //! AVX-512, four blocks per `zmm`, eight registers (32 blocks) per iteration.
 //!
 //! What AVX-512 changes: partial registers are read and written with byte masks
-//! (`vmovdqu8`), so nothing outside the buffers is touched and nothing goes through the
-//! stack; three-way XORs are one `vpternlogq` (both in `clmul_core::wide`'s `__m512i`).
+//! (`vmovdqu8`), so nothing outside the buffers is touched, except where the 64-byte window
+//! would cross onto a page the buffer is not on, which goes through the stack; three-way XORs
+//! are one `vpternlogq` (both in `clmul_core::wide`'s `__m512i`).
 //!
 //! The loop comes in two shapes, two engines for dispatch: [`Engine::Vaes512`] with
 //! Karatsuba multiplies (three a register) and [`Engine::Vaes512Schoolbook`] (four a

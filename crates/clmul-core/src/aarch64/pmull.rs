@@ -1,8 +1,10 @@
 //! ARMv8 PMULL backend (`vmull_p64`, part of the Crypto Extension's `aes` feature).
 //!
-//! The same algorithm as the x86 PCLMULQDQ backend (`x86::pclmul`, on x86 targets): Karatsuba
-//! products against precomputed powers of H, summed over a stride of `STRIDE` blocks, one
-//! Montgomery reduction by two multiplies with `0xc200000000000000` per stride.
+//! Up to four blocks run here, as in the x86 PCLMULQDQ backend (`x86::pclmul`): Karatsuba
+//! products against the kept powers of H, one Montgomery reduction by two multiplies with
+//! `0xc200000000000000`. More go to the wide hash on `uint8x16_t`
+//! ([`crate::wide::hash_kept`]: strides of `STRIDE` blocks, paired Karatsuba middles,
+//! half-swapped GHASH data).
 //!
 //! The code is written once (`pmull_tier!`) and compiled twice: here with the `aes` feature,
 //! and in [`eor3`] with FEAT_SHA3 as well, where LLVM fuses each `a ^ b ^ c` (the

@@ -1,7 +1,8 @@
 //! The width-generic GHASH/POLYVAL: the hash domains ([`Domain`]), the products of a
-//! register of data and a register of powers of H ([`Table`], `products`), their unreduced sums
-//! and the reduction (`Acc`), and the end of a message hashed from registers with one
-//! reduction (`Tail`, `hash_bytes`).
+//! register of data and a register of powers of H ([`Table`], `products`; the middles of data
+//! from memory by loads: `folded_pair`, `folded_one`, `products_folded`), their unreduced sums
+//! and the reduction (`Acc`), the end of a message with one reduction (`Tail`), a run aligned
+//! to the end of its powers (`hash_head`) and whole inputs in strides (`hash_bytes`).
 #![allow(unsafe_code)]
 
 use super::*;
@@ -141,8 +142,8 @@ impl Table for &PowerTable {
     #[inline(always)]
     unsafe fn power<L: Lanes>(self, i: usize, _: bool) -> L {
         // SAFETY: the caller's features; `powers` points at four initialized entries
-        // (checked), of which a register loads `BLOCKS`. Whether they are swapped was checked
-        // where the call's table was made ([`Powers::table`]).
+        // (checked), of which a register loads `BLOCKS`. (Whether they are swapped is the
+        // table maker's to match: `Powers::table` checks it, `hash_kept` swaps its own.)
         unsafe { L::load_power(PowerTable::powers(self, i)) }
     }
 }
@@ -592,6 +593,9 @@ pub unsafe fn hash_head<L: Lanes, D: Domain, const KARATSUBA: bool>(
     p: *const u8,
     r: usize,
 ) -> L {
+    if r == 0 {
+        return y;
+    }
     let b = L::BLOCKS;
     let m = r % b;
     let regs = r.div_ceil(b);

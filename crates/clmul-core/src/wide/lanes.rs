@@ -14,13 +14,15 @@
 //! | `__m512i` | 4 | VPCLMULQDQ, AVX-512 (masks, `vpternlogq`) | `Avx512`; VAES-512 |
 //! | `__m256i` | 2 | VPCLMULQDQ, AVX2 | `Avx2`; VAES-256 |
 //! | `__m128i` | 1 | PCLMULQDQ, SSSE3 (also on 32-bit x86) | `Pclmul`; AES-NI |
-//! | `uint8x16_t` | 1 | PMULL (SHA3's `EOR3` where enabled) | `Pmull`; ARMv8 |
+//! | `uint8x16_t` | 1 | PMULL (SHA3's `EOR3` where enabled) | `Pmull`, `PmullEor3`; ARMv8 |
 //!
 //! (The backends of this crate; the engines of `aead-engines`.)
 //!
 //! Where an instruction set changes what an operation costs, the trait has a default that
-//! the implementation overrides (partial loads and stores: AVX-512 masks them, the others go
-//! through a stack copy; three-way XOR: `vpternlogq` on AVX-512).
+//! the implementation overrides (partial loads and stores and `truncate`: AVX-512 masks
+//! them, the others go through a stack copy; `load_top` and `lane0_to_top`: the 256- and
+//! 512-bit registers; `blend_odd`: every x86 register; three-way XOR: `vpternlogq` on
+//! AVX-512).
 //!
 //! One operation has a second form for the checkers, and only here: [`xor3`] (below) is plain
 //! code under Miri and in the MemorySanitizer build of `cargo xtask ct` (`--cfg ct_taint`),
@@ -42,8 +44,8 @@ pub trait Lanes: Copy {
     const BLOCKS: usize;
 
     /// Whether Karatsuba's middle products of two registers are multiplied together (see
-    /// [`Prod::middles`](super::Prod::middles)): two unpacks and an XOR for both registers'
-    /// folded halves instead of a shuffle and an XOR each. One vector operation fewer a pair: ARMv8's loop
+    /// [`Prod::middles`](super::Prod::middles)): two unpacks and an XOR for both registers' folded
+    /// halves instead of a shuffle and an XOR each. One vector operation fewer a pair: ARMv8's loop
     /// is bound by its vector pipes' operation count.
     const PAIRED_MIDDLES: bool;
 
@@ -220,7 +222,8 @@ pub trait Lanes: Copy {
     }
 
     /// The even 64-bit words of `a` and the odd ones of `b` (a blend, on x86 off the shuffle
-    /// port). Used where [`Lanes::MIDDLES_BY_LOADS`] holds; the default is two unpacks.
+    /// port). Used where [`Lanes::MIDDLES_BY_LOADS`] holds; the default is a shuffle and an
+    /// unpack.
     #[inline(always)]
     unsafe fn blend_odd(a: Self, b: Self) -> Self {
         // SAFETY: forwarded from the caller.

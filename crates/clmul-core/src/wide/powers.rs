@@ -117,7 +117,8 @@ impl<'a> Powers<'a> {
 
     /// The table of a call that multiplies by H^1..H^need: the given one, or `local` (a new
     /// table, which costs nothing until written) filled from the kept powers, and wiped when
-    /// it is dropped with the feature `siv-wipe`. Panics if a given table holds fewer powers
+    /// it is dropped with the feature `table-wipe` (which `zeroize` and `aead-engines`' `siv-wipe`
+    /// enable). Panics if a given table holds fewer powers
     /// (never: whole tables hold `TOP`, and only calls that hash nothing get [`EMPTY`]).
     ///
     /// # Safety
@@ -406,16 +407,17 @@ pub unsafe fn expand_from<L: Lanes, const K: usize, const KARATSUBA: bool>(
     }
 }
 
-/// Hashes `blocks` (whole blocks) into the running hash `y` (a reduced element in lane 0, the
-/// other lanes zero; so is the result) with the kept powers H^4..H^1 of a keyed state, given
-/// as [`first_powers`] lays them out (`first[g]` holds H^(b(g+1))..H^(bg+1), highest in lane
-/// 0, for `g < 4 / b`): the standalone POLYVAL (`GHASH = false`, [`PolyvalDomain`]) or GHASH
-/// ([`GhashDomain`]) of the `Pclmul`, `Avx2`, `Avx512` and `Pmull` backends, which build
-/// those registers and `y` from their state in registers (their loads of it are the ones
-/// that suit how the state's fields were written). The call builds its own table of the
-/// powers its strides of `N` registers (at most 32 blocks) need (H^5..H^(N * BLOCKS) in
-/// doubling rounds from the four: [`grow`]; fewer for an input shorter than a stride), then
-/// runs [`hash_bytes`], the hash of `aead-engines`' AES-GCM-SIV and GHASH-only calls.
+/// Hashes `blocks` (whole blocks) into the running hash `y` (a reduced element in lane 0, the other
+/// lanes zero; so is the result) with the kept powers H^4..H^1 of a keyed state, given as
+/// [`first_powers`] lays them out (`first[g]` holds H^(b(g+1))..H^(bg+1), highest in lane 0, for `g
+/// < 4 / b`): the standalone POLYVAL (`GHASH = false`, [`PolyvalDomain`]) or GHASH
+/// ([`GhashDomain`]) of the `Pclmul`, `Avx2`, `Avx512` and `Pmull` backends, which build those
+/// registers and `y` from their state in registers (their loads of it are the ones that suit how
+/// the state's fields were written). The call builds its own table of the powers its strides of `N`
+/// registers (at most 32 blocks) need (H^5..H^(N * BLOCKS) in doubling rounds from the four:
+/// [`grow`]; fewer for an input shorter than a stride), then hashes the blocks short of a stride
+/// with [`hash_head`] and the whole strides with [`hash_bytes`], the hash of `aead-engines`'
+/// AES-GCM-SIV and GHASH-only calls.
 ///
 /// # Safety
 /// As the [`Lanes`] methods.

@@ -1,7 +1,8 @@
 //! [`Lanes`] on x86's three register widths: `xmm` (PCLMULQDQ), `ymm` and `zmm` (VPCLMULQDQ).
 //! Their instructions differ only in name, so one macro writes the three implementations from
-//! a table of intrinsics; what AVX-512 changes beyond names (masked partial loads and stores,
-//! `vpternlogq`) is passed in as overriding methods, visibly, below.
+//! a table of intrinsics; what a width changes beyond names is passed in as overriding
+//! methods, visibly, below (`ymm`: loads into the top lane; `zmm`: masked partial loads and
+//! stores, `vpternlogq`).
 
 #[cfg(target_arch = "x86")]
 use core::arch::x86::*;

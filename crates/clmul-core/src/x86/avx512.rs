@@ -5,10 +5,10 @@
 //!   (three `vpclmulqdq` per register: `lo*lo`, `hi*hi`, and the middle term against the
 //!   power's `lo ^ hi`). On AMD Zen 4, `vpclmulqdq` issues once per two cycles at every width,
 //!   so the carry-less multiply count per byte is the bound, and Karatsuba's 3 beats
-//!   schoolbook's 4; on Intel's cores the blocks' middles come from loads 8 bytes off instead
-//!   of a shuffle ([`wide::folded_pair`]), so the 512-bit shuffles and multiplies that
-//!   share port 5 are three a register, as schoolbook's four would be but with fewer
-//!   multiplies.
+//!   schoolbook's 4. The blocks' middles come from loads 8 bytes off instead of a shuffle
+//!   ([`wide::folded_pair`]): on Intel's cores, where 512-bit shuffles and multiplies share
+//!   port 5, that is three port-5 operations a register, as schoolbook's four would be but
+//!   with fewer multiplies.
 //! - The products are summed unreduced, lane by lane, then reduced lane-parallel (two
 //!   `vpclmulqdq` by `0xc200000000000000`, the fold of [`crate::soft`]), and the four lanes are
 //!   XORed together: reduction is linear, so reducing lanes then summing equals summing then
@@ -16,9 +16,10 @@
 //! - Only the first register of a stride depends on the previous stride's result, and it is
 //!   multiplied last: the out-of-order core starts the stride's other products while the last
 //!   reduction runs.
-//! - The end of an input (fewer blocks than a stride) is one more sum of products against
-//!   H^n..H^1 and one reduction; a partial register of data is read with masked loads, whose
-//!   masked-off lanes are zero and cannot fault.
+//! - The blocks short of a whole stride go first, aligned to the end of their powers
+//!   ([`wide::hash_head`]: a partial register in its top lanes, by a masked load, or a copy
+//!   through the stack where its window would cross onto another page), one reduction; then
+//!   whole strides.
 //! - GHASH's byte reflection is a `vpshufb` on each register after its load.
 //!
 //! [`update_small`] serves a keyed POLYVAL/GHASH state, which keeps H^1..H^4 at most (see the
@@ -39,7 +40,7 @@ use crate::powers::{SMALL, Small};
 use crate::wide;
 
 /// Inputs of at least this many blocks get H^17..H^32 computed for strides of 32 (below it,
-/// strides of 16 and two fewer multiplies per call).
+/// strides of 16 and four fewer multiplies per call).
 pub(crate) const WIDE_FROM: usize = 256;
 
 crate::target_tier! {

@@ -105,9 +105,10 @@ macro_rules! pclmul_items {
             /// middles made by a load 8 bytes on instead of a `pshufd` each: that load holds the first
             /// block's high word and the second's low word, so XORed with the first block its low word
             /// is the first block's `lo ^ hi`, and XORed with the second its high word the second's.
-            /// On Intel's cores `pshufd` runs on port 5 with `pclmulqdq`: llvm-mca, `skylake`, a stride
-            /// of 8 blocks, 39 -> 33 cycles. (GHASH keeps [`mul_acc`]: its byte reversal of the
-            /// middles costs the shuffle back, and measured 2% slower on Zen 4.)
+            /// On Intel's cores `pshufd` runs on port 5 with `pclmulqdq`. It serves the two- to
+            /// four-block path here; the wide strides make their middles the same way, in pairs of
+            /// registers ([`crate::wide::folded_pair`]). (This path's GHASH keeps [`mul_acc`]: its
+            /// byte reversal of the middles costs the shuffle back.)
             #[inline]
             pub fn mul_acc_pair(acc: &mut Acc, p: &[[u8; 16]; 2], h: [__m128i; 2], hx: [__m128i; 2]) {
                 let b = p.as_ptr().cast::<u8>();
