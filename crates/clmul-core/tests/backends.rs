@@ -465,9 +465,10 @@ fn unaligned_inputs_every_backend() {
 }
 
 /// Inputs that start or end on a 4 KiB boundary: the 512-bit backend reads the first, partial
-/// register of a long input with a masked load that reaches back before the input, which it
-/// replaces by a copy through the stack where that would cross into the previous page (no
-/// fault, but a microcode assist if that page is inaccessible); the result must not change.
+/// register of a long input with a masked load that reaches back before the input; where that
+/// would cross into the previous page (no fault, but a microcode assist if that page is
+/// inaccessible) it loads a window on the input's page and moves the bytes into place through
+/// the stack; the result must not change.
 #[test]
 fn page_boundary_inputs_every_backend() {
     const PAGE: usize = 4096;

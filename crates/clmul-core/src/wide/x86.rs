@@ -254,37 +254,17 @@ x86_lanes! {
     overrides: {
         #[inline(always)]
         unsafe fn load_partial(p: *const u8, n: usize) -> Self {
-            if !masked_in_pages(p, 0, n) {
-                let mut buf = [0u8; 64];
-                let n = n.min(64);
-                // SAFETY: the caller guarantees `n` readable bytes at `p`; `buf` has 64 >= n;
-                // the caller's features.
-                return unsafe {
-                    core::ptr::copy_nonoverlapping(p, buf.as_mut_ptr(), n);
-                    _mm512_loadu_si512(buf.as_ptr().cast())
-                };
-            }
-            // SAFETY: the caller guarantees `n` readable bytes; masked-off bytes are not
-            // accessed and cannot fault (and lie on the pages of those bytes: no assist).
-            unsafe { _mm512_maskz_loadu_epi8(byte_mask(n), p.cast()) }
+            // SAFETY: the caller guarantees `n` readable bytes at `p` and this type's
+            // features; `load_window` reads at most 64 of them.
+            unsafe { load_window(p, n.min(64), 0) }
         }
 
         #[inline(always)]
         unsafe fn load_top(p: *const u8, n: usize) -> Self {
-            let skip = 16 * (4 - n.clamp(1, 3));
-            if !masked_in_pages(p, skip, 16 * n) {
-                let mut buf = [0u8; 64];
-                // SAFETY: the caller guarantees `16 n` readable bytes at `p`; `buf` has
-                // `skip + 16 n = 64` bytes; the caller's features.
-                return unsafe {
-                    core::ptr::copy_nonoverlapping(p, buf.as_mut_ptr().add(skip), 64 - skip);
-                    _mm512_loadu_si512(buf.as_ptr().cast())
-                };
-            }
-            // SAFETY: the caller guarantees `16 n` readable bytes at `p`, which are the bytes
-            // the mask selects (`skip..64` from `p - skip`); masked-off bytes are not accessed
-            // and cannot fault (and lie on the pages of those bytes: no assist).
-            unsafe { _mm512_maskz_loadu_epi8(!0 << skip, p.wrapping_sub(skip).cast()) }
+            let len = 16 * n.clamp(1, 3);
+            // SAFETY: the caller guarantees `16 n` readable bytes at `p` and this type's
+            // features; they go to bytes `64 - len..64`.
+            unsafe { load_window(p, len, 64 - len) }
         }
 
         #[inline(always)]
@@ -296,19 +276,9 @@ x86_lanes! {
 
         #[inline(always)]
         unsafe fn store_partial(p: *mut u8, n: usize, v: Self) {
-            if !masked_in_pages(p, 0, n) {
-                let mut buf = [0u8; 64];
-                let n = n.min(64);
-                // SAFETY: `buf` has 64 writable bytes; the caller guarantees `n <= 64`
-                // writable bytes at `p`; the caller's features.
-                return unsafe {
-                    _mm512_storeu_si512(buf.as_mut_ptr().cast(), v);
-                    core::ptr::copy_nonoverlapping(buf.as_ptr(), p, n);
-                };
-            }
-            // SAFETY: the caller guarantees `n` writable bytes; masked-off bytes are not
-            // written (and lie on the pages of those bytes: no assist).
-            unsafe { _mm512_mask_storeu_epi8(p.cast(), byte_mask(n), v) }
+            // SAFETY: the caller guarantees `n` (at most 64) writable bytes at `p` and this
+            // type's features.
+            unsafe { store_window(p, n.min(64), v) }
         }
 
         #[inline(always)]
@@ -336,23 +306,77 @@ unsafe fn blend_odd512(a: __m512i, b: __m512i) -> __m512i {
     unsafe { _mm512_mask_blend_epi64(0xaa, a, b) }
 }
 
-/// Whether a 64-byte masked access at `p - skip`, of which bytes `skip..skip + n` (`n >= 1`)
-/// are the caller's, touches no page that those bytes do not: only then is it used. A masked
-/// load or store whose masked-off bytes lie on an inaccessible page does not fault, but the
-/// CPU suppresses the fault with a microcode assist, hundreds of cycles each (measured on
-/// Intel, an AES-GCM message of 400 bytes ending at a page followed by an inaccessible one:
-/// 490 ns, against 95 ns elsewhere). The caller's bytes' pages are accessible; the window's
-/// other bytes are on them unless the window crosses a page boundary (4 KiB, the smallest
-/// page) outside them. The address is public (no secret decides it).
+/// The start of a 64-byte window that holds the `len` bytes at `p` (`len <= 64`) and touches
+/// no page they do not: `want` if that window does, else the nearest one that does. Masked
+/// loads and stores run on such windows only. One whose masked-off bytes lie on an
+/// inaccessible page does not fault, but the CPU suppresses the fault with a microcode assist,
+/// hundreds of cycles each (measured on Intel, an AES-GCM message of 400 bytes ending at a page
+/// followed by an inaccessible one: 490 ns, against 95 ns elsewhere). The bytes' pages are
+/// accessible; a window between the first one's start and the last one's end (4 KiB, the
+/// smallest page) touches nothing else. Addresses are public (no secret decides them).
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
-fn masked_in_pages(p: *const u8, skip: usize, n: usize) -> bool {
+fn window_in_pages(p: usize, len: usize, want: usize) -> usize {
     const PAGE: usize = 4096;
-    let start = (p as usize).wrapping_sub(skip);
-    let (first, last) = (p as usize, (p as usize).wrapping_add(n.max(1) - 1));
-    let end = start.wrapping_add(63);
-    // The window's first and last pages are the caller's bytes' first and last.
-    start / PAGE == first / PAGE && end / PAGE == last / PAGE
+    let first = p & !(PAGE - 1);
+    let last_end = (p.wrapping_add(len.max(1) - 1) & !(PAGE - 1)).wrapping_add(PAGE);
+    want.clamp(first, last_end.wrapping_sub(64).max(first))
+}
+
+/// The `len` bytes at `p` (`len <= 64`) at bytes `at..at + len` of a register (`at + len <=
+/// 64`), zero elsewhere: one masked load of a window on their pages ([`window_in_pages`]);
+/// where that window is not the one the register is (a buffer ending or starting within 64
+/// bytes of an inaccessible page), the bytes are moved into place through the stack.
+///
+/// # Safety
+/// `len` bytes are readable at `p`; the CPU has AVX-512F and AVX-512BW.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+unsafe fn load_window(p: *const u8, len: usize, at: usize) -> __m512i {
+    let want = (p as usize).wrapping_sub(at);
+    let d = (p as usize).wrapping_sub(window_in_pages(p as usize, len, want));
+    // SAFETY: the mask selects the caller's `len` bytes (window bytes `d..d + len`), the only
+    // ones accessed; the masked-off bytes lie on their pages (no assist). `d + len <= 64`
+    // (the window holds the bytes), so the shifted mask keeps them all.
+    let v = unsafe { _mm512_maskz_loadu_epi8(byte_mask(len) << d, p.wrapping_sub(d).cast()) };
+    if d == at {
+        return v;
+    }
+    // The window's bytes at 64..128 of a zeroed buffer, read back from `64 + d - at`, which
+    // lies in `len..=128 - len` (both `d` and `at` are at most `64 - len`).
+    let mut buf = [0u8; 192];
+    // SAFETY: both accesses are 64 bytes inside `buf`; the caller's features.
+    unsafe {
+        _mm512_storeu_si512(buf.as_mut_ptr().add(64).cast(), v);
+        _mm512_loadu_si512(buf.as_ptr().add(64 + d - at).cast())
+    }
+}
+
+/// Bytes `0..len` of `v` to `p` (`len <= 64`): one masked store on a window on their pages
+/// ([`window_in_pages`]), the bytes moved into its place through the stack where that window
+/// does not start at `p`.
+///
+/// # Safety
+/// `len` bytes are writable at `p`; the CPU has AVX-512F and AVX-512BW.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+unsafe fn store_window(p: *mut u8, len: usize, v: __m512i) {
+    let d = (p as usize).wrapping_sub(window_in_pages(p as usize, len, p as usize));
+    let v = if d == 0 {
+        v
+    } else {
+        // `v` at bytes `d..d + 64` of a buffer (`d < 64`), read back from its start: byte
+        // `d + i` of the result is byte `i` of `v`.
+        let mut buf = [0u8; 128];
+        // SAFETY: both accesses are 64 bytes inside `buf`; the caller's features.
+        unsafe {
+            _mm512_storeu_si512(buf.as_mut_ptr().add(d).cast(), v);
+            _mm512_loadu_si512(buf.as_ptr().cast())
+        }
+    };
+    // SAFETY: the mask selects window bytes `d..d + len`, the caller's `len` writable bytes,
+    // the only ones written; the masked-off bytes lie on their pages (no assist).
+    unsafe { _mm512_mask_storeu_epi8(p.wrapping_sub(d).cast(), byte_mask(len) << d, v) }
 }
 
 /// The byte mask of the first `n` bytes of a register (all of them from 64 on).

@@ -17,9 +17,9 @@
 //!   multiplied last: the out-of-order core starts the stride's other products while the last
 //!   reduction runs.
 //! - The blocks short of a whole stride go first, aligned to the end of their powers
-//!   ([`wide::hash_head`]: a partial register in its top lanes, by a masked load, or a copy
-//!   through the stack where its window would cross onto another page), one reduction; then
-//!   whole strides.
+//!   ([`wide::hash_head`]: a partial register in its top lanes, by a masked load of a window
+//!   on the input's own pages, moved into place through the stack where that window is not
+//!   the register's), one reduction; then whole strides.
 //! - GHASH's byte reflection is a `vpshufb` on each register after its load.
 //!
 //! [`update_small`] serves a keyed POLYVAL/GHASH state, which keeps H^1..H^4 at most (see the
