@@ -365,13 +365,15 @@ unsafe fn store_window(p: *mut u8, len: usize, v: __m512i) {
     let v = if d == 0 {
         v
     } else {
-        // `v` at bytes `d..d + 64` of a buffer (`d < 64`), read back from its start: byte
-        // `d + i` of the result is byte `i` of `v`.
+        // `v` at bytes `64..128` of a buffer, read back from `64 - d` (`d < 64`): byte
+        // `d + i` of the result is byte `i` of `v`. (The store's offset is fixed: the
+        // disassembly check of `cargo xtask ct` takes a vector store at a variable stack
+        // offset to put data anywhere in the frame.)
         let mut buf = [0u8; 128];
         // SAFETY: both accesses are 64 bytes inside `buf`; the caller's features.
         unsafe {
-            _mm512_storeu_si512(buf.as_mut_ptr().add(d).cast(), v);
-            _mm512_loadu_si512(buf.as_ptr().cast())
+            _mm512_storeu_si512(buf.as_mut_ptr().add(64).cast(), v);
+            _mm512_loadu_si512(buf.as_ptr().add(64 - d).cast())
         }
     };
     // SAFETY: the mask selects window bytes `d..d + len`, the caller's `len` writable bytes,
