@@ -151,6 +151,19 @@ pub fn test_data(len: usize) -> Vec<u8> {
         .collect()
 }
 
+/// About `us` microseconds of scalar work (a multiply-add chain, no memory, no vector
+/// instructions): what a program does between two messages of sporadic traffic.
+pub fn other_work(us: u64) {
+    let start = Instant::now();
+    let mut x = 1u64;
+    while start.elapsed().as_nanos() < u128::from(us) * 1000 {
+        for _ in 0..64 {
+            x = black_box(x.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1));
+        }
+    }
+    black_box(x);
+}
+
 /// Runs `n` operations of one implementation; returns the nanoseconds they took.
 pub type Runner = Box<dyn FnMut(u64) -> f64>;
 
