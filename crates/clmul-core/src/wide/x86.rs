@@ -342,14 +342,10 @@ unsafe fn load_window(p: *const u8, len: usize, at: usize) -> __m512i {
     if d == at {
         return v;
     }
-    // The window's bytes at 64..128 of a zeroed buffer, read back from `64 + d - at`, which
-    // lies in `len..=128 - len` (both `d` and `at` are at most `64 - len`).
-    let mut buf = [0u8; 192];
-    // SAFETY: both accesses are 64 bytes inside `buf`; the caller's features.
-    unsafe {
-        _mm512_storeu_si512(buf.as_mut_ptr().add(64).cast(), v);
-        _mm512_loadu_si512(buf.as_ptr().add(64 + d - at).cast())
-    }
+    // Down by `d - at` (which may be negative): `64 + d - at` lies in `len..=128 - len`, as
+    // both `d` and `at` are at most `64 - len`.
+    // SAFETY: the caller's features.
+    unsafe { through_stack(v, 64 + d - at) }
 }
 
 /// Bytes `0..len` of `v` to `p` (`len <= 64`): one masked store on a window on their pages
@@ -365,20 +361,33 @@ unsafe fn store_window(p: *mut u8, len: usize, v: __m512i) {
     let v = if d == 0 {
         v
     } else {
-        // `v` at bytes `64..128` of a buffer, read back from `64 - d` (`d < 64`): byte
-        // `d + i` of the result is byte `i` of `v`. (The store's offset is fixed: the
-        // disassembly check of `cargo xtask ct` takes a vector store at a variable stack
-        // offset to put data anywhere in the frame.)
-        let mut buf = [0u8; 128];
-        // SAFETY: both accesses are 64 bytes inside `buf`; the caller's features.
-        unsafe {
-            _mm512_storeu_si512(buf.as_mut_ptr().add(64).cast(), v);
-            _mm512_loadu_si512(buf.as_ptr().add(64 - d).cast())
-        }
+        // Up by `d` (`d < 64`): byte `d + i` of the result is byte `i` of `v`.
+        // SAFETY: `64 - d <= 128`; the caller's features.
+        unsafe { through_stack(v, 64 - d) }
     };
     // SAFETY: the mask selects window bytes `d..d + len`, the caller's `len` writable bytes,
     // the only ones written; the masked-off bytes lie on their pages (no assist).
     unsafe { _mm512_mask_storeu_epi8(p.wrapping_sub(d).cast(), byte_mask(len) << d, v) }
+}
+
+/// `v` moved by whole bytes through the stack: `v` at bytes `64..128` of a zeroed 192-byte
+/// buffer, the result read from `from` (at most 128), so byte `i` of the result is byte
+/// `i + from - 64` of `v`, or zero outside it. The store's offset is fixed: the disassembly
+/// check of `cargo xtask ct` takes a vector store at a variable stack offset to put data
+/// anywhere in the frame.
+///
+/// # Safety
+/// `from <= 128`; the CPU has AVX-512F.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+unsafe fn through_stack(v: __m512i, from: usize) -> __m512i {
+    let mut buf = [0u8; 192];
+    // SAFETY: both accesses are 64 bytes inside `buf` (`from + 64 <= 192`, the caller's
+    // bound); the caller's features.
+    unsafe {
+        _mm512_storeu_si512(buf.as_mut_ptr().add(64).cast(), v);
+        _mm512_loadu_si512(buf.as_ptr().add(from).cast())
+    }
 }
 
 /// The byte mask of the first `n` bytes of a register (all of them from 64 on).
