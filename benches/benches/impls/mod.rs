@@ -6,8 +6,19 @@
 
 use upstream_aes_gcm::aead;
 
-/// An arbitrary nonce: the benches never vary it, which no real protocol may do.
+/// An arbitrary nonce: the criterion benches never vary it, which no real protocol may do; the
+/// headline's runners number their messages ([`nonce`]).
 pub const NONCE: [u8; 12] = *b"\x4e\x30\x7a\x1c\x9b\x02\x55\xe1\x0d\x88\x3f\x61";
+
+/// The nonce of message `seq`: [`NONCE`] with the big-endian sequence number XORed into its
+/// last eight bytes, as TLS 1.3 and QUIC build theirs.
+#[inline]
+pub fn nonce(seq: u64) -> [u8; 12] {
+    let mut n = NONCE;
+    let tail = u64::from_be_bytes(n[4..].try_into().expect("8 bytes")) ^ seq;
+    n[4..].copy_from_slice(&tail.to_be_bytes());
+    n
+}
 /// 13 bytes of AAD, as TLS 1.2 uses.
 pub const AAD13: [u8; 13] = *b"\x00\x00\x00\x00\x00\x00\x00\x01\x17\x03\x03\x40\x00";
 /// Key bytes; AES-128 uses the first 16.
@@ -16,10 +27,20 @@ pub const KEY: [u8; 32] = *b"\xfe\xff\xe9\x92\x86\x65\x73\x1c\x6d\x6a\x8f\x94\x6
 
 /// An AES-GCM implementation, keyed, through the in-place detached-tag calls each API offers.
 pub trait Gcm {
-    /// Encrypts `buf` in place and returns the tag.
-    fn seal(&self, aad: &[u8], buf: &mut [u8]) -> [u8; 16];
-    /// Decrypts `buf` in place if `tag` verifies; returns whether it did.
-    fn open(&self, aad: &[u8], buf: &mut [u8], tag: &[u8; 16]) -> bool;
+    /// Encrypts `buf` in place under `nonce` and returns the tag.
+    fn seal_with(&self, nonce: &[u8; 12], aad: &[u8], buf: &mut [u8]) -> [u8; 16];
+    /// Decrypts `buf` in place under `nonce` if `tag` verifies; returns whether it did.
+    fn open_with(&self, nonce: &[u8; 12], aad: &[u8], buf: &mut [u8], tag: &[u8; 16]) -> bool;
+    /// [`Gcm::seal_with`] under [`NONCE`].
+    #[inline]
+    fn seal(&self, aad: &[u8], buf: &mut [u8]) -> [u8; 16] {
+        self.seal_with(&NONCE, aad, buf)
+    }
+    /// [`Gcm::open_with`] under [`NONCE`].
+    #[inline]
+    fn open(&self, aad: &[u8], buf: &mut [u8], tag: &[u8; 16]) -> bool {
+        self.open_with(&NONCE, aad, buf, tag)
+    }
 }
 
 /// The RustCrypto API (RustCrypto's crate and ours).
@@ -27,15 +48,15 @@ pub struct RustCryptoApi<A>(pub A);
 
 impl<A: aead::AeadInOut<TagSize = aead::consts::U16>> Gcm for RustCryptoApi<A> {
     #[inline]
-    fn seal(&self, aad: &[u8], buf: &mut [u8]) -> [u8; 16] {
-        let nonce = aead::Nonce::<A>::try_from(&NONCE[..]).expect("12-byte nonce");
+    fn seal_with(&self, nonce: &[u8; 12], aad: &[u8], buf: &mut [u8]) -> [u8; 16] {
+        let nonce = aead::Nonce::<A>::try_from(&nonce[..]).expect("12-byte nonce");
         let tag = self.0.encrypt_inout_detached(&nonce, aad, buf.into());
         tag.expect("length within GCM's limits").into()
     }
 
     #[inline]
-    fn open(&self, aad: &[u8], buf: &mut [u8], tag: &[u8; 16]) -> bool {
-        let nonce = aead::Nonce::<A>::try_from(&NONCE[..]).expect("12-byte nonce");
+    fn open_with(&self, nonce: &[u8; 12], aad: &[u8], buf: &mut [u8], tag: &[u8; 16]) -> bool {
+        let nonce = aead::Nonce::<A>::try_from(&nonce[..]).expect("12-byte nonce");
         self.0
             .decrypt_inout_detached(&nonce, aad, buf.into(), tag.into())
             .is_ok()
@@ -49,15 +70,15 @@ impl<A: aes_gcm_010::AeadInPlace<TagSize = aes_gcm_010::aead::consts::U16>> Gcm
     for AeadInPlace05<A>
 {
     #[inline]
-    fn seal(&self, aad: &[u8], buf: &mut [u8]) -> [u8; 16] {
-        let nonce = aes_gcm_010::aead::Nonce::<A>::from_slice(&NONCE);
+    fn seal_with(&self, nonce: &[u8; 12], aad: &[u8], buf: &mut [u8]) -> [u8; 16] {
+        let nonce = aes_gcm_010::aead::Nonce::<A>::from_slice(nonce);
         let tag = self.0.encrypt_in_place_detached(nonce, aad, buf);
         tag.expect("length within GCM's limits").into()
     }
 
     #[inline]
-    fn open(&self, aad: &[u8], buf: &mut [u8], tag: &[u8; 16]) -> bool {
-        let nonce = aes_gcm_010::aead::Nonce::<A>::from_slice(&NONCE);
+    fn open_with(&self, nonce: &[u8; 12], aad: &[u8], buf: &mut [u8], tag: &[u8; 16]) -> bool {
+        let nonce = aes_gcm_010::aead::Nonce::<A>::from_slice(nonce);
         self.0
             .decrypt_in_place_detached(nonce, aad, buf, tag.into())
             .is_ok()
@@ -66,16 +87,16 @@ impl<A: aes_gcm_010::AeadInPlace<TagSize = aes_gcm_010::aead::consts::U16>> Gcm
 
 impl Gcm for ring::aead::LessSafeKey {
     #[inline]
-    fn seal(&self, aad: &[u8], buf: &mut [u8]) -> [u8; 16] {
-        let nonce = ring::aead::Nonce::assume_unique_for_key(NONCE);
+    fn seal_with(&self, nonce: &[u8; 12], aad: &[u8], buf: &mut [u8]) -> [u8; 16] {
+        let nonce = ring::aead::Nonce::assume_unique_for_key(*nonce);
         let tag = self.seal_in_place_separate_tag(nonce, ring::aead::Aad::from(aad), buf);
         let tag = tag.expect("length within GCM's limits");
         tag.as_ref().try_into().expect("16-byte tag")
     }
 
     #[inline]
-    fn open(&self, aad: &[u8], buf: &mut [u8], tag: &[u8; 16]) -> bool {
-        let nonce = ring::aead::Nonce::assume_unique_for_key(NONCE);
+    fn open_with(&self, nonce: &[u8; 12], aad: &[u8], buf: &mut [u8], tag: &[u8; 16]) -> bool {
+        let nonce = ring::aead::Nonce::assume_unique_for_key(*nonce);
         let tag = ring::aead::Tag::from(*tag);
         self.open_in_place_separate_tag(nonce, ring::aead::Aad::from(aad), tag, buf, 0..)
             .is_ok()
@@ -84,16 +105,16 @@ impl Gcm for ring::aead::LessSafeKey {
 
 impl Gcm for aws_lc_rs::aead::LessSafeKey {
     #[inline]
-    fn seal(&self, aad: &[u8], buf: &mut [u8]) -> [u8; 16] {
-        let nonce = aws_lc_rs::aead::Nonce::assume_unique_for_key(NONCE);
+    fn seal_with(&self, nonce: &[u8; 12], aad: &[u8], buf: &mut [u8]) -> [u8; 16] {
+        let nonce = aws_lc_rs::aead::Nonce::assume_unique_for_key(*nonce);
         let tag = self.seal_in_place_separate_tag(nonce, aws_lc_rs::aead::Aad::from(aad), buf);
         let tag = tag.expect("length within GCM's limits");
         tag.as_ref().try_into().expect("16-byte tag")
     }
 
     #[inline]
-    fn open(&self, aad: &[u8], buf: &mut [u8], tag: &[u8; 16]) -> bool {
-        let nonce = aws_lc_rs::aead::Nonce::assume_unique_for_key(NONCE);
+    fn open_with(&self, nonce: &[u8; 12], aad: &[u8], buf: &mut [u8], tag: &[u8; 16]) -> bool {
+        let nonce = aws_lc_rs::aead::Nonce::assume_unique_for_key(*nonce);
         let aad = aws_lc_rs::aead::Aad::from(aad);
         self.open_in_place_separate_tag(nonce, aad, &tag[..], buf)
             .is_ok()
@@ -120,10 +141,17 @@ pub fn ours(key: &[u8], engine: aes_gcm::__Engine) -> Option<Ours> {
     })
 }
 
-/// Our `aes-gcm` on the engine this CPU detects.
+/// Our `aes-gcm` as users key it, `KeyInit::new`: the engine this CPU detects, and on Intel's
+/// 512-bit engine the pacing of messages after a rest (`aes_gcm::__pace`), which keys on a
+/// named engine do not have.
 #[cfg(feature = "ours-aead")]
 pub fn ours_detected(key: &[u8]) -> Option<Ours> {
-    ours(key, aes_gcm::__Engine::detect())
+    use aes_gcm::KeyInit;
+    Some(if key.len() == 16 {
+        OursOrTheirs::A128(RustCryptoApi(aes_gcm::Aes128Gcm::new_from_slice(key).ok()?))
+    } else {
+        OursOrTheirs::A256(RustCryptoApi(aes_gcm::Aes256Gcm::new_from_slice(key).ok()?))
+    })
 }
 
 /// Our 256-bit VAES engine, if the target and CPU have it.
@@ -236,10 +264,10 @@ pub enum OursOrTheirs<A, B, C = Unused> {
 pub enum Unused {}
 
 impl Gcm for Unused {
-    fn seal(&self, _: &[u8], _: &mut [u8]) -> [u8; 16] {
+    fn seal_with(&self, _: &[u8; 12], _: &[u8], _: &mut [u8]) -> [u8; 16] {
         match *self {}
     }
-    fn open(&self, _: &[u8], _: &mut [u8], _: &[u8; 16]) -> bool {
+    fn open_with(&self, _: &[u8; 12], _: &[u8], _: &mut [u8], _: &[u8; 16]) -> bool {
         match *self {}
     }
 }
