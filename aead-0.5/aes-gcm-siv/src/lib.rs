@@ -76,6 +76,12 @@ pub use aead::{self, AeadCore, AeadInPlace, Error, Key, KeyInit, KeySizeUser};
 
 #[doc(hidden)]
 pub use aead_engines::Engine as __Engine;
+/// Not part of the upstream API: how keys on Intel's 512-bit engine pace their messages (a
+/// message after a rest may run on the 256-bit engine), and the override of our tests and
+/// benches.
+#[doc(hidden)]
+#[cfg(target_arch = "x86_64")]
+pub use aead_engines::pace as __pace;
 
 use cipher::{
     BlockEncrypt, BlockSizeUser,

@@ -203,6 +203,38 @@ impl Token {
         }
     }
 
+    /// The token `KeyInit` keys: on Intel, the 512-bit engine's made [`paced`](crate::x86::pace)
+    /// (a message may run on the 256-bit engine after a rest); any other token as it is.
+    #[inline]
+    #[cfg_attr(
+        not(any(feature = "cipher-0.4", feature = "cipher-0.5")),
+        allow(dead_code)
+    )]
+    pub(crate) fn paced(self) -> Token {
+        match self {
+            #[cfg(target_arch = "x86_64")]
+            Token::Vaes512(t) if crate::x86::intel() => Token::Vaes512(t.paced()),
+            other => other,
+        }
+    }
+
+    /// The token that runs a message of `len` bytes (AAD and text) whose 96-bit nonce folds
+    /// to `fold` ([`crate::nonce_fold`]; `None` if no nonce is public): the 256-bit engine's
+    /// for a paced 512-bit token whose pacing says so, otherwise this one.
+    #[inline]
+    pub(crate) fn for_message(self, len: usize, fold: Option<u8>) -> Token {
+        match self {
+            #[cfg(target_arch = "x86_64")]
+            Token::Vaes512(t) if !t.runs(len, fold) => {
+                Vaes256::detect().map_or(self, Token::Vaes256)
+            }
+            _ => {
+                let _ = (len, fold);
+                self
+            }
+        }
+    }
+
     /// The token of `engine`, if this CPU runs it (`None` for [`Engine::Generic`]).
     pub(crate) fn detect(engine: Engine) -> Option<Token> {
         match engine {
@@ -299,7 +331,17 @@ impl Fused {
     /// full 16-byte tag.
     pub fn seal(&self, j0: &J0, aad: &[u8], buffer: InOutBuf<'_, '_, u8>) -> [u8; 16] {
         let (rk, tbl) = (&self.keys, &self.kept);
-        dispatch!(self.token, t => engine::seal(t, rk, tbl, j0, aad, buffer))
+        let token = self
+            .token
+            .for_message(aad.len() + buffer.len(), j0.nonce_fold());
+        dispatch!(token, t => engine::seal(t, rk, tbl, j0, aad, buffer))
+    }
+
+    /// The engine a message of `len` bytes (AAD and text) runs on now: [`Fused::engine`], or,
+    /// for a key that `KeyInit` made on an Intel CPU's 512-bit engine, the 256-bit one after a
+    /// rest (`aead_engines::pace`). Reads the clock as a message without a public nonce does.
+    pub fn engine_for(&self, len: usize) -> Engine {
+        dispatch!(self.token.for_message(len, None), t => t.engine())
     }
 
     /// Checks `tag` (a prefix of the full tag, in constant time) against the input of `buffer`
@@ -313,26 +355,118 @@ impl Fused {
         tag: &[u8],
     ) -> Result<(), TagMismatch> {
         let (rk, tbl) = (&self.keys, &self.kept);
+        let token = self
+            .token
+            .for_message(aad.len() + buffer.len(), j0.nonce_fold());
         let in_place = core::ptr::eq(buffer.get_in().as_ptr(), buffer.get_out().as_ptr());
         if in_place {
             let buf = buffer.get_out();
-            let expected =
-                dispatch!(self.token, t => engine::open_in_place(t, rk, tbl, j0, aad, buf));
+            let expected = dispatch!(token, t => engine::open_in_place(t, rk, tbl, j0, aad, buf));
             if tag_matches(&expected, tag) {
                 return Ok(());
             }
             // Undo the decryption: the same keystream over the plaintext gives back the
             // ciphertext, byte for byte.
-            dispatch!(self.token, t => engine::ctr(t, rk, j0, buf.into()));
+            dispatch!(token, t => engine::ctr(t, rk, j0, buf.into()));
             Err(TagMismatch)
         } else {
             let ct = buffer.get_in();
-            let expected = dispatch!(self.token, t => engine::tag(t, rk, tbl, j0, aad, ct));
+            let expected = dispatch!(token, t => engine::tag(t, rk, tbl, j0, aad, ct));
             if !tag_matches(&expected, tag) {
                 return Err(TagMismatch);
             }
-            dispatch!(self.token, t => engine::ctr(t, rk, j0, buffer));
+            dispatch!(token, t => engine::ctr(t, rk, j0, buffer));
             Ok(())
         }
+    }
+}
+
+#[cfg(all(test, target_arch = "x86_64"))]
+mod tests {
+    extern crate std;
+
+    use super::*;
+    use crate::x86::pace::{self, LONGEST, Mode, SHORTEST};
+    use std::vec::Vec;
+    use std::{eprintln, vec};
+
+    /// A paced 512-bit key (paced here whatever the vendor, as `KeyInit` paces it on Intel)
+    /// against unpaced keys on the 512-bit and 256-bit engines, pacing forced each way:
+    /// the engine each length runs on, and the same ciphertext, tag, plaintext and refused
+    /// forgery (buffer restored) as both, for lengths around the window's ends, split between
+    /// AAD and text every way that moves a message across them.
+    #[test]
+    fn paced_key_runs_either_engine_and_agrees() {
+        let (Some(Token::Vaes512(t)), Some(_)) = (
+            Token::detect(Engine::Vaes512Schoolbook),
+            Token::detect(Engine::Vaes256),
+        ) else {
+            eprintln!("note: no 512-bit engine on this CPU, pacing not tested");
+            return;
+        };
+        let key = [0x42u8; 16];
+        let paced = Fused::empty(Token::Vaes512(t.paced()))
+            .initialized(&key, None)
+            .expect("AES-128 key");
+        let wide = Fused::new(Engine::Vaes512Schoolbook, &key).expect("available");
+        let narrow = Fused::new(Engine::Vaes256, &key).expect("available");
+        let j0 = J0::of_nonce(&[9; 12]);
+        let mut lens: Vec<(usize, usize)> = Vec::new();
+        for end in [SHORTEST, LONGEST] {
+            for total in end - 2..=end + 1 {
+                lens.extend([(0, total), (13, total - 13), (total, 0)]);
+            }
+        }
+        lens.extend([(16, 100), (16, 1420), (5, 16385)]);
+        for mode in [Mode::Narrow, Mode::Wide] {
+            pace::set_mode(mode);
+            for &(aad_len, len) in &lens {
+                let total = aad_len + len;
+                let moves = mode == Mode::Narrow && (SHORTEST..LONGEST).contains(&total);
+                let want = if moves {
+                    Engine::Vaes256
+                } else {
+                    Engine::Vaes512Schoolbook
+                };
+                assert_eq!(paced.engine_for(total), want, "{mode:?} {aad_len}+{len}");
+                assert_eq!(paced.engine(), Engine::Vaes512Schoolbook);
+                let aad: Vec<u8> = (0..aad_len).map(|i| i as u8).collect();
+                let pt: Vec<u8> = (0..len).map(|i| (i * 7) as u8).collect();
+                let mut sealed = Vec::new();
+                for f in [&paced, &wide, &narrow] {
+                    let mut buf = pt.clone();
+                    let tag = f.seal(&j0, &aad, buf.as_mut_slice().into());
+                    sealed.push((buf, tag));
+                }
+                assert!(
+                    sealed.windows(2).all(|w| w[0] == w[1]),
+                    "{mode:?} {aad_len}+{len}"
+                );
+                let (ct, tag) = &sealed[0];
+                let mut buf = ct.clone();
+                paced
+                    .open(&j0, &aad, buf.as_mut_slice().into(), tag)
+                    .expect("opens");
+                assert_eq!(buf, pt);
+                let mut out = vec![0x77; len];
+                let io = InOutBuf::new(ct, &mut out).expect("same lengths");
+                paced.open(&j0, &aad, io, tag).expect("opens out of place");
+                assert_eq!(out, pt);
+                let mut bad = *tag;
+                bad[total % 16] ^= 1;
+                let mut buf = ct.clone();
+                assert!(
+                    paced
+                        .open(&j0, &aad, buf.as_mut_slice().into(), &bad)
+                        .is_err()
+                );
+                assert_eq!(&buf, ct, "in-place buffer restored");
+                let mut out = vec![0x77; len];
+                let io = InOutBuf::new(ct, &mut out).expect("same lengths");
+                assert!(paced.open(&j0, &aad, io, &bad).is_err());
+                assert!(out.iter().all(|&b| b == 0x77), "output untouched");
+            }
+        }
+        pace::set_mode(Mode::Clock);
     }
 }

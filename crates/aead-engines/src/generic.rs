@@ -263,7 +263,9 @@ macro_rules! glue {
                 #[inline]
                 pub fn keyed(key: &Key<C>, engine: Engine, known_aes: bool) -> Self {
                     #[cfg(any(target_arch = "x86", target_arch = "x86_64", all(target_arch = "aarch64", target_endian = "little")))]
-                    if let Some(token) = crate::fused::Token::detect(engine) {
+                    // `KeyInit`'s token is paced (`crate::x86::pace`): on Intel, a message after
+                    // a rest may run on the 256-bit engine.
+                    if let Some(token) = crate::fused::Token::detect(engine).map(crate::fused::Token::paced) {
                         let mut h = [0u8; 16];
                         let mut out = GcmKey::Fused(Fused::empty(token));
                         let ok = match &mut out {
@@ -353,7 +355,8 @@ macro_rules! glue {
                     // `FusedSiv::init` takes its address, so it is not built in the return
                     // slot): about 5% of a fresh key's 64-byte message on Emerald Rapids.
                     #[cfg(any(target_arch = "x86", target_arch = "x86_64", all(target_arch = "aarch64", target_endian = "little")))]
-                    let mut out = match crate::fused::Token::detect(engine) {
+                    // `KeyInit`'s token is paced, as AES-GCM's (`crate::x86::pace`).
+                    let mut out = match crate::fused::Token::detect(engine).map(crate::fused::Token::paced) {
                         Some(token) => SivKey::Fused(FusedSiv::empty(token)),
                         None => SivKey::Generic(C::new(key), backend),
                     };
@@ -527,6 +530,7 @@ macro_rules! glue {
                 fn with_message<R>(
                     &self,
                     _nonce: &[u8; NONCE_LEN],
+                    _len: usize,
                     derive: impl FnOnce(&mut [u8], &mut [u8; 16]),
                     f: impl FnOnce(&GenericMessage<C>) -> R,
                 ) -> R {

@@ -68,6 +68,11 @@ pub use ctr::Counter32;
 pub use engine::Engine;
 pub use fused::{Fused, TagMismatch};
 pub use inout::{self, InOutBuf};
+/// How keys on Intel's 512-bit engine pace their messages (see the module), and the hidden
+/// override of tests and benches.
+#[cfg(target_arch = "x86_64")]
+#[doc(hidden)]
+pub use x86::pace;
 
 /// Whether `T` is one of the types `ids` names (their `TypeId`s compared; `T` need not be
 /// `'static`, as the AEADs' cipher parameters need not be), for [`define_is_aes!`].
@@ -151,6 +156,8 @@ pub fn siv_length_block(aad_len: usize, msg_len: usize) -> [u8; 16] {
 pub struct J0 {
     block: [u8; 16],
     from_nonce: bool,
+    /// The 96-bit nonce's [`nonce_fold`] (0 for a GHASH value).
+    fold: u8,
 }
 
 impl J0 {
@@ -165,6 +172,13 @@ impl J0 {
     pub fn from_nonce(&self) -> bool {
         self.from_nonce
     }
+
+    /// The [`nonce_fold`] of the 96-bit nonce it was made from; `None` for a GHASH value
+    /// (which is secret).
+    #[inline]
+    pub(crate) fn nonce_fold(&self) -> Option<u8> {
+        self.from_nonce.then_some(self.fold)
+    }
 }
 
 impl J0 {
@@ -177,6 +191,7 @@ impl J0 {
         J0 {
             block,
             from_nonce: true,
+            fold: nonce_fold(&block[..12]),
         }
     }
 
@@ -186,8 +201,20 @@ impl J0 {
         J0 {
             block,
             from_nonce: false,
+            fold: 0,
         }
     }
+}
+
+/// A nonce's bytes XORed together (twelve of them for the callers here), in the words they
+/// are loaded as: the public value by which a paced key samples the clock (`pace`).
+#[inline]
+pub(crate) fn nonce_fold(nonce: &[u8]) -> u8 {
+    let x = nonce.chunks(4).fold(0u32, |x, w| {
+        x ^ w.iter().rev().fold(0u32, |a, &b| a << 8 | u32::from(b))
+    });
+    let x = x ^ (x >> 16);
+    (x ^ (x >> 8)) as u8
 }
 
 /// J0 for `nonce` (see [`J0`]); `ghash` is the keyed state (its accumulator is not used).

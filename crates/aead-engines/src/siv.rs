@@ -179,10 +179,12 @@ pub trait SivKeys {
     /// zeroed buffer of [`Self::key_len`] bytes, the message-authentication key into the second
     /// (both wiped afterwards with `zeroize`). The keys live in this call's frame: nothing
     /// copies a key schedule around.
-    /// `nonce` is the message's, for an implementation that derives the keys its own way.
+    /// `nonce` is the message's, for an implementation that derives the keys its own way;
+    /// `len` its length (AAD and text), for one that picks its engine by it.
     fn with_message<R>(
         &self,
         nonce: &[u8; NONCE_LEN],
+        len: usize,
         derive: impl FnOnce(&mut [u8], &mut [u8; 16]),
         f: impl FnOnce(&Self::Message) -> R,
     ) -> R;
@@ -195,7 +197,7 @@ pub fn seal<K: SivKeys>(
     aad: &[u8],
     buffer: InOutBuf<'_, '_, u8>,
 ) -> [u8; 16] {
-    with_message(keys, nonce, |msg| {
+    with_message(keys, nonce, aad.len() + buffer.len(), |msg| {
         let mut tag = tag_input(msg.hash(aad, buffer.get_in()), nonce);
         msg.encrypt_then_ctr(&mut tag, buffer);
         tag
@@ -213,7 +215,7 @@ pub fn open<K: SivKeys>(
 ) -> Result<(), TagMismatch> {
     let counter = counter_block(tag);
     let in_place = core::ptr::eq(buffer.get_in().as_ptr(), buffer.get_out().as_ptr());
-    with_message(keys, nonce, |msg| {
+    with_message(keys, nonce, aad.len() + buffer.len(), |msg| {
         if in_place {
             let s = msg.ctr_hash(&counter, aad, buffer.reborrow());
             if tag_matches(&self::tag(msg, s, nonce), tag) {
@@ -285,9 +287,10 @@ fn derive<K: SivKeys>(keys: &K, nonce: &[u8; NONCE_LEN], mac: &mut [u8; 16], enc
 fn with_message<K: SivKeys, R>(
     keys: &K,
     nonce: &[u8; NONCE_LEN],
+    len: usize,
     f: impl FnOnce(&K::Message) -> R,
 ) -> R {
-    keys.with_message(nonce, |enc, mac| derive(keys, nonce, mac, enc), f)
+    keys.with_message(nonce, len, |enc, mac| derive(keys, nonce, mac, enc), f)
 }
 
 pub use crate::siv_length_block as length_block;
@@ -363,6 +366,7 @@ mod tests {
             fn with_message<R>(
                 &self,
                 _nonce: &[u8; NONCE_LEN],
+                _len: usize,
                 derive: impl FnOnce(&mut [u8], &mut [u8; 16]),
                 f: impl FnOnce(&NoAes) -> R,
             ) -> R {
@@ -381,7 +385,7 @@ mod tests {
             }
         }
         for len in [16, 24, 32, 36, 40] {
-            with_message(&Echo(len), &[3; 12], |_| ());
+            with_message(&Echo(len), &[3; 12], 0, |_| ());
         }
     }
 
@@ -444,7 +448,7 @@ mod tests {
             "encryption key"
         );
 
-        with_message(&keys, &nonce, |msg| {
+        with_message(&keys, &nonce, 8, |msg| {
             let s = msg.hash(&[], &[1, 0, 0, 0, 0, 0, 0, 0]);
             assert_eq!(s, hex("eb93b7740962c5e49d2a90a7dc5cec74"), "POLYVAL");
             let tag = tag(msg, s, &nonce);

@@ -195,11 +195,14 @@ impl SivKeys for FusedSiv {
     fn with_message<R>(
         &self,
         nonce: &[u8; NONCE_LEN],
+        len: usize,
         derive: impl FnOnce(&mut [u8], &mut [u8; 16]),
         f: impl FnOnce(&Message) -> R,
     ) -> R {
+        // One engine for the whole message (its power table is the engine's shape): a paced
+        // key's may be the 256-bit one (`Token::for_message`).
         let mut msg = Message {
-            token: self.token,
+            token: self.token.for_message(len, Some(crate::nonce_fold(nonce))),
             small: self.small,
             keys: RoundKeys::zero(),
             mac: [0; 16],

@@ -23,6 +23,8 @@ use inout::InOutBuf;
 
 pub(crate) mod aesni;
 pub(crate) mod aesni_gcm;
+#[cfg(target_arch = "x86_64")]
+pub mod pace;
 pub(crate) mod siv_short;
 #[cfg(target_arch = "x86_64")]
 pub(crate) mod vaes256;
@@ -52,6 +54,9 @@ pub(crate) trait Width: AesLanes {
 /// (its fields are private to this module, and [`Isa::detect`] is the only constructor).
 pub(crate) struct X86<W> {
     karatsuba: bool,
+    /// Whether a message may leave this (512-bit) engine for the 256-bit one
+    /// ([`pace`]): keys made by `KeyInit` on Intel.
+    paced: bool,
     width: PhantomData<W>,
 }
 
@@ -69,8 +74,27 @@ impl<W: Width> X86<W> {
     pub(crate) fn karatsuba(self, karatsuba: bool) -> Self {
         X86 {
             karatsuba: karatsuba || !W::SHAPES,
-            width: PhantomData,
+            ..self
         }
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+impl Vaes512 {
+    /// The token whose messages [`pace`] may move to the 256-bit engine.
+    pub(crate) fn paced(self) -> Self {
+        X86 {
+            paced: true,
+            ..self
+        }
+    }
+
+    /// Whether a message of `len` bytes (AAD and text) whose 96-bit nonce folds to `fold`
+    /// (`None`: no public nonce) runs on this engine: always, unless the token is paced and
+    /// [`pace::wide`] says otherwise.
+    #[inline]
+    pub(crate) fn runs(self, len: usize, fold: Option<u8>) -> bool {
+        !self.paced || pace::wide(len, fold)
     }
 }
 
@@ -96,6 +120,7 @@ unsafe impl<W: Width> Isa for X86<W> {
     fn detect() -> Option<Self> {
         W::available().then_some(X86 {
             karatsuba: true,
+            paced: false,
             width: PhantomData,
         })
     }

@@ -16,12 +16,33 @@ fn bytes(rng: &mut SmallRng, n: usize) -> Vec<u8> {
 /// plaintext, `aad_len` of associated data. Hunts an engine whose stride, tail, counter or
 /// POLYVAL handling differs from the generic path at this shape.
 fn check<G: Generation>(rng: &mut SmallRng, e: Engine, bits: usize, len: usize, aad_len: usize) {
+    check_on::<G>(rng, Some(e), bits, len, aad_len);
+}
+
+/// [`check`] on engine `e`, or (`None`) on the key `KeyInit` makes.
+fn check_on<G: Generation>(
+    rng: &mut SmallRng,
+    e: Option<Engine>,
+    bits: usize,
+    len: usize,
+    aad_len: usize,
+) {
     let key = bytes(rng, bits / 8);
     let nonce = bytes(rng, 12);
     let (pt, aad) = (bytes(rng, len), bytes(rng, aad_len));
-    let fused = G::with_engine(bits, &key, e).expect("engine available");
+    let fused = match e {
+        Some(e) => {
+            let fused = G::with_engine(bits, &key, e).expect("engine available");
+            assert_eq!(fused.engine(), e);
+            fused
+        }
+        None => G::new_from_slice(bits, &key)
+            .expect("listed size")
+            .expect("key length"),
+    };
     let generic = G::with_engine(bits, &key, Engine::Generic).expect("generic");
-    assert_eq!((fused.engine(), generic.engine()), (e, Engine::Generic));
+    assert_eq!(generic.engine(), Engine::Generic);
+    let e = fused.engine();
     let what = format!("{}: {e:?} AES-{bits} len {len} aad {aad_len}", G::NAME);
 
     let (ct, tag) = seal_copy(&*generic, &nonce, &aad, &pt);
@@ -119,6 +140,32 @@ pub fn long_random_lengths<G: Generation>() {
             }
         }
     }
+}
+
+/// The key `KeyInit` makes, with its messages' pacing forced each way and then by the clock
+/// (on an Intel CPU's 512-bit engine, a message of `__pace::SHORTEST` bytes up to
+/// `__pace::LONGEST`, AAD and text, runs on the 256-bit engine after a rest:
+/// `aead_engines::pace`), against the generic path: lengths across both ends of that window,
+/// split between AAD and text, and random ones.
+#[cfg(target_arch = "x86_64")]
+pub fn keyinit_paced<G: Generation>() {
+    use aes_gcm_siv::__pace::{self, LONGEST, Mode, SHORTEST};
+    let mut rng = SmallRng::seed_from_u64(0x5eed);
+    for mode in [Mode::Narrow, Mode::Wide, Mode::Clock] {
+        __pace::set_mode(mode);
+        for end in [SHORTEST, LONGEST] {
+            for total in end - 17..=end + 17 {
+                for aad in [0, 5, 16, total] {
+                    check_on::<G>(&mut rng, None, 128, total - aad, aad);
+                }
+            }
+        }
+        for _ in 0..20 {
+            let (len, aad) = (rng.random_range(0..20000), rng.random_range(0..40));
+            check_on::<G>(&mut rng, None, 256, len, aad);
+        }
+    }
+    __pace::set_mode(Mode::Clock);
 }
 
 /// `KeyInit::new` picks the detected engine (the generic one when the build forces portable

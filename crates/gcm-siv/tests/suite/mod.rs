@@ -269,6 +269,11 @@ macro_rules! siv_suite_tests {
             suite::engines::default_engine::<$g>();
         }
         #[test]
+        #[cfg(target_arch = "x86_64")]
+        fn engines_keyinit_paced() {
+            suite::engines::keyinit_paced::<$g>();
+        }
+        #[test]
         fn tamper_aes128() {
             suite::tamper::flipped_bits_and_bytes::<$g>(40, 16);
         }

@@ -37,14 +37,35 @@ fn check_nonce<G: Generation>(
     len: usize,
     aad_len: usize,
 ) {
+    check_on::<G>(rng, Some(e), bits, nonce_len, len, aad_len);
+}
+
+/// [`check_nonce`] on engine `e`, or (`None`) on the key `KeyInit` makes.
+fn check_on<G: Generation>(
+    rng: &mut Rng,
+    e: Option<Engine>,
+    bits: usize,
+    nonce_len: usize,
+    len: usize,
+    aad_len: usize,
+) {
     let key = rng.bytes(bits / 8);
     let nonce = rng.bytes(nonce_len);
     let pt = rng.bytes(len);
     let aad = rng.bytes(aad_len);
-    let fused = G::with_engine(bits, &key, nonce_len, 16, e).expect("engine available");
-    assert_eq!(fused.engine(), e);
+    let fused = match e {
+        Some(e) => {
+            let fused = G::with_engine(bits, &key, nonce_len, 16, e).expect("engine available");
+            assert_eq!(fused.engine(), e);
+            fused
+        }
+        None => G::new_from_slice(bits, &key, nonce_len, 16)
+            .expect("listed size")
+            .expect("key length"),
+    };
     let generic = G::with_engine(bits, &key, nonce_len, 16, Engine::Generic).expect("generic");
     assert_eq!(generic.engine(), Engine::Generic);
+    let e = fused.engine();
     let what = format!("{}: {e:?} AES-{bits} len {len} aad {aad_len}", G::NAME);
 
     // Encrypt in place vs generic.
@@ -152,6 +173,32 @@ pub fn default_engine<G: Generation>() {
     let f = G::from_cipher(256, &key, 12, 16).expect("listed size");
     assert_eq!(f.engine(), Engine::Generic);
     eprintln!("{}: engine in this build: {:?}", G::NAME, g.engine());
+}
+
+/// The key `KeyInit` makes, with its messages' pacing forced each way and then by the clock
+/// (on an Intel CPU's 512-bit engine, a message of `__pace::SHORTEST..__pace::LONGEST` bytes,
+/// AAD and text, runs on the 256-bit engine after a rest: `aead_engines::pace`), against the
+/// generic path: lengths across both ends of that window, split between AAD and text, and
+/// random ones. (Which engine each length runs on is `aead-engines`' own test.)
+#[cfg(target_arch = "x86_64")]
+pub fn keyinit_paced<G: Generation>() {
+    use aes_gcm::__pace::{self, LONGEST, Mode, SHORTEST};
+    let mut rng = Rng(0x5eed);
+    for mode in [Mode::Narrow, Mode::Wide, Mode::Clock] {
+        __pace::set_mode(mode);
+        for end in [SHORTEST, LONGEST] {
+            for total in end - 17..=end + 17 {
+                for aad in [0, 5, 16, 17.min(total), total] {
+                    check_on::<G>(&mut rng, None, 128, 12, total - aad, aad);
+                }
+            }
+        }
+        for _ in 0..20 {
+            let (len, aad) = (rng.below(20000), rng.below(40));
+            check_on::<G>(&mut rng, None, 256, 12, len, aad);
+        }
+    }
+    __pace::set_mode(Mode::Clock);
 }
 
 /// Nonces other than 96 bits: J0 comes from GHASH, so the 32-bit counter starts anywhere.

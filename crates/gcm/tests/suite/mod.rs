@@ -335,6 +335,11 @@ macro_rules! suite_tests {
             suite::engines::default_engine::<$g>();
         }
         #[test]
+        #[cfg(target_arch = "x86_64")]
+        fn engines_keyinit_paced() {
+            suite::engines::keyinit_paced::<$g>();
+        }
+        #[test]
         fn gcm_spec_test_cases() {
             suite::gcm_spec::all_cases::<$g>();
         }

@@ -1,0 +1,289 @@
+//! When a key on the 512-bit engine runs a message on the 256-bit one instead: Intel's cores
+//! power their 512-bit units down after some 100 µs without a 512-bit instruction, and the
+//! first microseconds of 512-bit work after that run at a fraction of their speed.
+//!
+//! Measured on an Intel Xeon of the Sapphire/Emerald Rapids class (family 6 model 0xa7, in a
+//! VM, TSC at 2 GHz): after 150 µs or more of scalar work, eight independent chains of ten
+//! 512-bit `VAESENC` each took some 370 TSC ticks a call for the first nine calls (about 3,300
+//! ticks, 1.6 µs) and 125 from then on; the same calls on 256-bit registers ran at their
+//! steady speed from the first. AES-128-GCM with 16 B of AAD, one message after each 200 µs of
+//! scalar work (median ns, the 512-bit engine / the 256-bit one): 640 B 614 / 346, 1420 B
+//! 1018 / 620, 2048 B 1154 / 623, 16 KiB 2973 / 3405; back to back: 640 B 185 / 234, 1420 B
+//! 377 / 477, 16 KiB 2040 / 4373. (The transition is Intel's AVX-512 power-up, documented by
+//! Travis Downs' measurements of Skylake-X, "Gathering Intel on Intel AVX-512 Transitions",
+//! 2020: the wide units come up over some microseconds, during which the core runs 512-bit
+//! instructions at reduced throughput.)
+//!
+//! So a key that [`Engine::detect`](crate::Engine::detect) put on the 512-bit engine of an
+//! Intel CPU runs a message of [`SHORTEST`] bytes up to [`LONGEST`] (AAD and text) on the
+//! 256-bit engine when the thread's messages have been coming more than [`REST`] TSC ticks
+//! apart. Shorter messages keep the 512-bit engine (their slowdown after a pause is some
+//! 50-90 ns), longer ones too (the warm-up is paid once and the full width wins it back).
+//!
+//! Reading the clock (`RDTSC`) costs 30-45 ns a message here, a quarter of a 400-byte one, so
+//! a thread whose messages come close together reads it on about one message in [`SAMPLE`]:
+//! those whose nonce's twelve bytes, XORed together, are [`SAMPLED`] modulo [`SAMPLE`] and
+//! differ from the last sampled one. A counter nonce (TLS 1.3, QUIC and ESP number theirs) hits
+//! that every [`SAMPLE`] messages and a random one about as often; a fixed nonce (which a
+//! protocol may not reuse with one key, but a benchmark may) never does, nor does a nonce of
+//! another length than 96 bits (whose J0 is a hash-key value, not to decide anything): those
+//! keep the thread's choice while it is wide. A reading compares the time since the previous
+//! one with [`REST`] times [`SAMPLE`]; after a narrow message, which reads the clock every
+//! time, with [`REST`].
+//!
+//! Measured on the same CPU, AES-128-GCM with 16 B of AAD and counter nonces, a `KeyInit` key
+//! against one made on the 512-bit engine, alternating in one process: back to back (fastest
+//! of 15 batches) 400 B 89.8 / 93.1 ns, 1420 B 272.6 / 274.4 (a fixed nonce: 89.8 / 90.5);
+//! one message after each 200 µs of scalar work (median of 1,000, ring's beside): 400 B
+//! 479 / 377 (ring 357), 1420 B 935 / 529 (630), 4096 B 1755 / 822 (856), 8 KiB 2319 / 1483
+//! (1504). In runs where the VM's other tenants kept the units up the slowdown did not come
+//! and the 256-bit engine lost instead: 1420 B 715 / 866, 4096 B 880 / 1270, 8 KiB 1636 /
+//! 2064; hence [`LONGEST`].
+//!
+//! The state is a thread's, as far as the crate can tell without `std`: one slot of
+//! [`SLOTS`] (a cache line each), picked by the address of the caller's stack (threads'
+//! stacks lie megabytes apart). Threads that share a slot share a choice, and its line, which
+//! is written only when the choice changes or at a clock reading at least `REST / 8` ticks
+//! after the last one. Nothing secret decides anything here: the lengths and nonces are
+//! public and the clock is the caller's timing; either engine computes the same bytes.
+//!
+//! Only keys made by `KeyInit` are paced; a key on an engine named by the hidden
+//! `with_engine` runs that engine for every message.
+
+use core::sync::atomic::{AtomicBool, AtomicU8, AtomicU64, Ordering::Relaxed};
+
+/// The shortest message (AAD and text, bytes) that may leave the 512-bit engine.
+pub const SHORTEST: usize = 384;
+
+/// The message length (AAD and text, bytes) from which the 512-bit engine runs whatever the
+/// pacing: after a rest, 8 KiB took 1.3x longer on it than on the 256-bit engine, and without
+/// the slowdown (the CPU's other hyperthread may keep the units up) 1.26x less.
+pub const LONGEST: usize = 8 * 1024;
+
+/// TSC ticks between messages above which they run on the 256-bit engine: 65 µs at 2 GHz
+/// (the CPUs with AVX-512 count at 1.5 to 4 GHz, so 33 to 87 µs), under the 100-150 µs after
+/// which the units were seen to power down.
+pub const REST: u64 = 1 << 17;
+
+/// While a thread's messages run wide, one in about this many reads the clock.
+pub const SAMPLE: u8 = 16;
+
+/// The residue modulo [`SAMPLE`] of the nonces that read it: not 0, which every nonce of
+/// twelve equal bytes folds to.
+pub const SAMPLED: u8 = 5;
+
+/// The number of per-thread slots.
+pub const SLOTS: usize = 64;
+
+/// One thread's (or a few threads') pacing: the last clock reading that moved it, the choice,
+/// and the fold of the last nonce that read the clock while wide.
+#[repr(align(64))]
+struct Slot {
+    last: AtomicU64,
+    wide: AtomicBool,
+    fold: AtomicU8,
+}
+
+impl Slot {
+    const fn new(last: u64, wide: bool) -> Self {
+        Slot {
+            last: AtomicU64::new(last),
+            wide: AtomicBool::new(wide),
+            fold: AtomicU8::new(0),
+        }
+    }
+}
+
+static SLOT: [Slot; SLOTS] = [const { Slot::new(0, false) }; SLOTS];
+
+/// The test override (see [`set_mode`]).
+static MODE: AtomicU8 = AtomicU8::new(Mode::Clock as u8);
+
+/// How a paced key picks the engine of a message: by the clock, or (tests) always one way.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
+pub enum Mode {
+    /// By the clock, as described in the module's docs.
+    Clock = 0,
+    /// Every message of [`SHORTEST`] to [`LONGEST`] bytes on the 256-bit engine.
+    Narrow = 1,
+    /// Every message on the 512-bit engine.
+    Wide = 2,
+}
+
+/// Sets how paced keys pick their engines, for the whole process (tests: either way runs a correct
+/// engine, so other threads' messages stay correct).
+pub fn set_mode(mode: Mode) {
+    MODE.store(mode as u8, Relaxed);
+}
+
+/// Whether a paced key runs a message of `len` bytes (AAD and text) on the 512-bit engine;
+/// `fold` is its 96-bit nonce's `nonce_fold` (public), `None` for a GCM J0 hashed from a nonce
+/// of another length.
+#[inline]
+pub(crate) fn wide(len: usize, fold: Option<u8>) -> bool {
+    if !(SHORTEST..LONGEST).contains(&len) {
+        return true;
+    }
+    match MODE.load(Relaxed) {
+        m if m == Mode::Narrow as u8 => false,
+        m if m == Mode::Wide as u8 => true,
+        _ => {
+            let slot = this_thread();
+            let wide = slot.wide.load(Relaxed);
+            if wide && !sampled(slot, fold) {
+                return true;
+            }
+            decide(slot, wide, now())
+        }
+    }
+}
+
+/// Whether a message of a thread whose messages run wide reads the clock (see the module
+/// docs); notes its nonce's fold in `slot` if so.
+#[inline]
+fn sampled(slot: &Slot, fold: Option<u8>) -> bool {
+    let Some(f) = fold else {
+        return false;
+    };
+    if f % SAMPLE != SAMPLED || f == slot.fold.load(Relaxed) {
+        return false;
+    }
+    slot.fold.store(f, Relaxed);
+    true
+}
+
+/// The slot of the calling thread: the address of a local, in units of 2 MiB (a thread's
+/// default stack in Rust's `std`), folded.
+#[inline]
+fn this_thread() -> &'static Slot {
+    let here = 0u8;
+    let at = core::ptr::addr_of!(here) as usize;
+    &SLOT[((at >> 21) ^ (at >> 27)) % SLOTS]
+}
+
+/// A clock reading `now` on `slot`, whose choice is `wide`: the new choice (wide if the
+/// previous reading is less than [`REST`] ago, or [`REST`] times [`SAMPLE`] while wide, when
+/// readings come about every [`SAMPLE`] messages). Stamps `now` if the stamp is `REST / 8`
+/// old. A clock behind the stamp (another core's TSC, a migrated VM) reads as a long rest: the
+/// 256-bit engine, which is always correct.
+#[inline]
+fn decide(slot: &Slot, wide: bool, now: u64) -> bool {
+    let since = now.wrapping_sub(slot.last.load(Relaxed));
+    let limit = if wide { REST * SAMPLE as u64 } else { REST };
+    let next = since < limit;
+    if since >= REST / 8 {
+        slot.last.store(now, Relaxed);
+    }
+    if next != wide {
+        slot.wide.store(next, Relaxed);
+    }
+    next
+}
+
+/// The time-stamp counter.
+#[cfg(not(miri))]
+#[inline]
+fn now() -> u64 {
+    // SAFETY: `RDTSC` exists on every x86_64 CPU and has no operands.
+    #[allow(unused_unsafe)]
+    unsafe {
+        core::arch::x86_64::_rdtsc()
+    }
+}
+
+/// Under Miri (which runs no x86 engine): no clock, a long rest every time.
+#[cfg(miri)]
+fn now() -> u64 {
+    0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lengths_outside_the_window_stay_wide() {
+        for len in [0, 1, SHORTEST - 1, LONGEST, LONGEST + 1, usize::MAX] {
+            for fold in [None, Some(0), Some(SAMPLED)] {
+                assert!(wide(len, fold), "{len}");
+            }
+        }
+    }
+
+    fn slot(last: u64, wide: bool) -> Slot {
+        Slot::new(last, wide)
+    }
+
+    #[test]
+    fn a_rest_narrows_and_a_close_message_widens() {
+        // Any starting point: the counter's value, near zero and near wrapping.
+        for start in [now(), 0, u64::MAX - REST / 2] {
+            // Narrow: a reading within `REST` of the stamp widens, one later stays narrow.
+            let s = slot(start, false);
+            assert!(decide(&s, false, start.wrapping_add(REST - 1)));
+            assert!(s.wide.load(Relaxed));
+            assert_eq!(s.last.load(Relaxed), start.wrapping_add(REST - 1));
+            let s = slot(start, false);
+            assert!(!decide(&s, false, start.wrapping_add(REST)));
+            assert!(!s.wide.load(Relaxed));
+            // Wide: readings come every `SAMPLE` messages or so; `REST * SAMPLE` apart narrows.
+            let s = slot(start, true);
+            assert!(decide(
+                &s,
+                true,
+                start.wrapping_add(REST * SAMPLE as u64 - 1)
+            ));
+            let s = slot(start, true);
+            assert!(!decide(&s, true, start.wrapping_add(REST * SAMPLE as u64)));
+            assert!(!s.wide.load(Relaxed));
+            // The stamp moves only once it is `REST / 8` old.
+            let s = slot(start, true);
+            assert!(decide(&s, true, start.wrapping_add(REST / 8 - 1)));
+            assert_eq!(s.last.load(Relaxed), start);
+            assert!(decide(&s, true, start.wrapping_add(REST / 8)));
+            assert_eq!(s.last.load(Relaxed), start.wrapping_add(REST / 8));
+            // A clock behind the stamp is a rest.
+            let s = slot(start, true);
+            assert!(!decide(&s, true, start.wrapping_sub(1)));
+        }
+    }
+
+    #[test]
+    fn counter_nonces_read_the_clock_every_sample() {
+        // A counter in any position of the nonce (big- or little-endian, XORed with a fixed
+        // IV as TLS 1.3 and QUIC do): one message in `SAMPLE` reads the clock.
+        let iv = *b"\x13\x57\x9b\xdf\x02\x46\x8a\xce\x11\x22\x33\x44";
+        for at in 0..12 {
+            let s = slot(0, true);
+            let mut hits = 0;
+            for seq in 0u32..256 {
+                let mut nonce = iv;
+                nonce[at] ^= seq as u8;
+                if sampled(&s, Some(crate::nonce_fold(&nonce))) {
+                    hits += 1;
+                }
+            }
+            assert_eq!(hits, 256 / SAMPLE as usize, "counter at byte {at}");
+        }
+        // A fixed nonce reads it at most once; twelve equal bytes never; no public 96-bit
+        // nonce (a J0 hashed from another length) never.
+        let s = slot(0, true);
+        let mut fixed = iv;
+        fixed[0] ^= crate::nonce_fold(&iv) ^ SAMPLED;
+        let f = crate::nonce_fold(&fixed);
+        assert_eq!(f, SAMPLED);
+        assert!(sampled(&s, Some(f)));
+        assert!((0..100).all(|_| !sampled(&s, Some(f))));
+        for b in [0, 1, 0x5a, 0xff] {
+            assert_eq!(crate::nonce_fold(&[b; 12]), 0);
+        }
+        assert!(!sampled(&s, None));
+        // The fold is every byte's: each byte moves it.
+        for at in 0..12 {
+            let mut n = [0u8; 12];
+            n[at] = 0x80;
+            assert_eq!(crate::nonce_fold(&n), 0x80, "byte {at}");
+        }
+    }
+}
