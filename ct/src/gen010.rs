@@ -35,6 +35,7 @@ where
             assert_eq!(g.__engine(), e);
             g
         }
+        Mode::KeyInit => AesGcm::<A, U12>::new(key),
     }
 }
 

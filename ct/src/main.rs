@@ -148,7 +148,7 @@ fn main() -> ExitCode {
         _ => {
             eprintln!(
                 "usage: ct-check [--quick] <target>... | --list | --all | --selftest\n\
-                 targets: uhf-<backend>, gcm-generic-<backend>, gcm-<engine>,\n\
+                 targets: uhf-<backend>, gcm-generic-<backend>, gcm-<engine>, gcm-keyinit,\n\
                  siv-generic-<backend>, siv-<engine>, gcm010-generic-<backend>,\n\
                  gcm010-<engine> (see --list)"
             );
@@ -158,7 +158,8 @@ fn main() -> ExitCode {
 }
 
 /// Every target this CPU can run: the hash backends, the generic AES-GCM path on each GHASH
-/// backend, the fused engines, and the same for AES-GCM-SIV (POLYVAL backends) and aes-gcm
+/// backend, the fused engines, the key `KeyInit` makes (`gcm-keyinit`: the detected engine,
+/// paced on Intel's 512-bit one), and the same for AES-GCM-SIV (POLYVAL backends) and aes-gcm
 /// 0.10. With `quick`, AES-GCM-SIV and aes-gcm 0.10 on one backend and one engine only
 /// ([`quick_choice`]).
 fn targets(quick: bool) -> Vec<String> {
@@ -172,6 +173,7 @@ fn targets(quick: bool) -> Vec<String> {
             .filter(|&e| e != Engine::Generic)
             .map(|e| format!("gcm-{}", engine_name(e))),
     );
+    v.push("gcm-keyinit".to_owned());
     let (backends, engines): (Vec<Backend>, Vec<Engine>) = if quick {
         let (b, e) = quick_choice();
         (vec![b], e.into_iter().collect())
@@ -244,6 +246,8 @@ fn run(target: &str, plan: &Plan) -> bool {
             Some(b) => Mode::Generic(b),
             None => return false,
         }
+    } else if target == "gcm-keyinit" {
+        Mode::KeyInit
     } else if let Some(e) = target.strip_prefix("gcm-") {
         match Engine::available().find(|&x| engine_name(x) == e) {
             Some(e) => Mode::Fused(e),
@@ -398,6 +402,9 @@ pub enum Mode {
     Generic(Backend),
     /// A fused engine.
     Fused(Engine),
+    /// The key `KeyInit` makes: the detected engine, which on Intel's 512-bit engine picks
+    /// the engine of each message by the clock (`aead_engines::pace`).
+    KeyInit,
 }
 
 /// An AES-GCM instance for `mode`, with any nonce size.
@@ -413,6 +420,7 @@ where
             assert_eq!(g.__engine(), e);
             g
         }
+        Mode::KeyInit => AesGcm::<A, N>::new(key),
     }
 }
 

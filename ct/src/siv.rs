@@ -36,6 +36,7 @@ where
             assert_eq!(s.__engine(), e);
             s
         }
+        Mode::KeyInit => AesGcmSiv::<A>::new(key),
     }
 }
 

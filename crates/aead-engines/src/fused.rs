@@ -23,6 +23,7 @@
         dead_code,
         unused_imports,
         unused_macros,
+        unused_mut,
         unused_variables,
         unreachable_code
     )

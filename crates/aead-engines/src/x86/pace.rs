@@ -40,6 +40,9 @@
 //! and the 256-bit engine lost instead: 1420 B 715 / 866, 4096 B 880 / 1270, 8 KiB 1636 /
 //! 2064; hence [`LONGEST`].
 //!
+//! The first such message measures the clock: where back-to-back readings come [`TRAPPED`]
+//! ticks apart or more (a hypervisor emulating `RDTSC`), keys never read it and stay wide.
+//!
 //! The state is a thread's, as far as the crate can tell without `std`: one slot of
 //! [`SLOTS`] (a cache line each), picked by the address of the caller's stack (threads'
 //! stacks lie megabytes apart). Threads that share a slot share a choice, and its line, which
@@ -96,8 +99,17 @@ impl Slot {
 
 static SLOT: [Slot; SLOTS] = [const { Slot::new(0, false) }; SLOTS];
 
-/// The test override (see [`set_mode`]).
-static MODE: AtomicU8 = AtomicU8::new(Mode::Clock as u8);
+/// How paced keys decide ([`Mode`]), [`UNSET`] until the first paced message of the window's
+/// lengths measures the clock ([`calibrate`]) or a test sets it ([`set_mode`]).
+static MODE: AtomicU8 = AtomicU8::new(UNSET);
+
+/// [`MODE`] before the clock's cost is known.
+const UNSET: u8 = 3;
+
+/// TSC ticks between two back-to-back readings from which the clock is taken to trap: a
+/// hypervisor that emulates `RDTSC` takes a microsecond or more a reading (natively some 20-60
+/// ticks), which a message cannot pay; paced keys then stay on the 512-bit engine.
+pub const TRAPPED: u64 = 1000;
 
 /// How a paced key picks the engine of a message: by the clock, or (tests) always one way.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -125,7 +137,11 @@ pub(crate) fn wide(len: usize, fold: Option<u8>) -> bool {
     if !(SHORTEST..LONGEST).contains(&len) {
         return true;
     }
-    match MODE.load(Relaxed) {
+    let mut mode = MODE.load(Relaxed);
+    if mode == UNSET {
+        mode = calibrate();
+    }
+    match mode {
         m if m == Mode::Narrow as u8 => false,
         m if m == Mode::Wide as u8 => true,
         _ => {
@@ -136,6 +152,30 @@ pub(crate) fn wide(len: usize, fold: Option<u8>) -> bool {
             }
             decide(slot, wide, now())
         }
+    }
+}
+
+/// Sets [`MODE`] from the clock's cost, the least of three back-to-back pairs of readings
+/// (unless a test set it meanwhile), and returns it.
+#[cold]
+fn calibrate() -> u8 {
+    let gap = (0..3)
+        .map(|_| {
+            let a = now();
+            now().wrapping_sub(a)
+        })
+        .min()
+        .unwrap_or(0);
+    let _ = MODE.compare_exchange(UNSET, mode_for(gap) as u8, Relaxed, Relaxed);
+    MODE.load(Relaxed)
+}
+
+/// The mode for a clock whose back-to-back readings are `gap` ticks apart.
+fn mode_for(gap: u64) -> Mode {
+    if gap < TRAPPED {
+        Mode::Clock
+    } else {
+        Mode::Wide
     }
 }
 
@@ -247,6 +287,15 @@ mod tests {
             let s = slot(start, true);
             assert!(!decide(&s, true, start.wrapping_sub(1)));
         }
+    }
+
+    #[test]
+    fn a_trapping_clock_keeps_the_wide_engine() {
+        assert_eq!(mode_for(0), Mode::Clock);
+        assert_eq!(mode_for(60), Mode::Clock);
+        assert_eq!(mode_for(TRAPPED - 1), Mode::Clock);
+        assert_eq!(mode_for(TRAPPED), Mode::Wide);
+        assert_eq!(mode_for(u64::MAX), Mode::Wide);
     }
 
     #[test]
