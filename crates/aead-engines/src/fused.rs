@@ -236,6 +236,20 @@ impl Token {
         }
     }
 
+    /// [`Token::for_message`]'s choice for `len` bytes as the thread's pacing stands, without
+    /// reading the clock or moving that state.
+    #[inline]
+    pub(crate) fn peek(self, len: usize) -> Token {
+        match self {
+            #[cfg(target_arch = "x86_64")]
+            Token::Vaes512(t) if !t.runs_now(len) => Vaes256::detect().map_or(self, Token::Vaes256),
+            _ => {
+                let _ = len;
+                self
+            }
+        }
+    }
+
     /// The token of `engine`, if this CPU runs it (`None` for [`Engine::Generic`]).
     pub(crate) fn detect(engine: Engine) -> Option<Token> {
         match engine {
@@ -338,11 +352,12 @@ impl Fused {
         dispatch!(token, t => engine::seal(t, rk, tbl, j0, aad, buffer))
     }
 
-    /// The engine a message of `len` bytes (AAD and text) runs on now: [`Fused::engine`], or,
-    /// for a key that `KeyInit` made on an Intel CPU's 512-bit engine, the 256-bit one after a
-    /// rest (`aead_engines::pace`). Reads the clock as a message without a public nonce does.
+    /// The engine a message of `len` bytes (AAD and text) would run on now: [`Fused::engine`],
+    /// or, for a key that `KeyInit` made on an Intel CPU's 512-bit engine, the 256-bit one
+    /// while the thread's pacing says so (`aead_engines::pace`). Reads no clock and changes
+    /// nothing.
     pub fn engine_for(&self, len: usize) -> Engine {
-        dispatch!(self.token.for_message(len, None), t => t.engine())
+        dispatch!(self.token.peek(len), t => t.engine())
     }
 
     /// Checks `tag` (a prefix of the full tag, in constant time) against the input of `buffer`

@@ -198,6 +198,19 @@ macro_rules! glue {
                     }
                 }
 
+                /// The engine a message of `len` bytes (AAD and text) would run on now
+                /// (`Fused::engine_for`).
+                pub fn engine_for(&self, len: usize) -> Engine {
+                    match self {
+                        #[cfg(any(target_arch = "x86", target_arch = "x86_64", all(target_arch = "aarch64", target_endian = "little")))]
+                        GcmKey::Fused(f) => f.engine_for(len),
+                        GcmKey::Generic(_) => {
+                            let _ = len;
+                            Engine::Generic
+                        }
+                    }
+                }
+
                 /// The GHASH backend of the two-pass path (for a fused key, the one this CPU
                 /// would give it).
                 pub fn ghash_backend(&self) -> Backend {
@@ -419,6 +432,19 @@ macro_rules! glue {
                         #[cfg(any(target_arch = "x86", target_arch = "x86_64", all(target_arch = "aarch64", target_endian = "little")))]
                         SivKey::Fused(f) => f.engine(),
                         SivKey::Generic(..) => Engine::Generic,
+                    }
+                }
+
+                /// The engine a message of `len` bytes (AAD and text) would run on now
+                /// (`FusedSiv::engine_for`).
+                pub fn engine_for(&self, len: usize) -> Engine {
+                    match self {
+                        #[cfg(any(target_arch = "x86", target_arch = "x86_64", all(target_arch = "aarch64", target_endian = "little")))]
+                        SivKey::Fused(f) => f.engine_for(len),
+                        SivKey::Generic(..) => {
+                            let _ = len;
+                            Engine::Generic
+                        }
                     }
                 }
 

@@ -158,6 +158,14 @@ macro_rules! gcm_glue {
                 self.key.engine()
             }
 
+            /// Not part of the upstream API: the engine a message of `len` bytes (AAD and
+            /// text) would run on now (a key `KeyInit` made on Intel's 512-bit engine may run
+            /// one on the 256-bit engine: `aead_engines::pace`); reads no clock.
+            #[doc(hidden)]
+            pub fn __engine_for(&self, len: usize) -> $crate::Engine {
+                self.key.engine_for(len)
+            }
+
             /// Not part of the upstream API: the GHASH backend the two-pass path runs on (for a
             /// fused engine, the one this CPU would give it).
             #[doc(hidden)]
@@ -345,6 +353,13 @@ macro_rules! siv_glue {
             #[doc(hidden)]
             pub fn __engine(&self) -> $crate::Engine {
                 self.key.engine()
+            }
+
+            /// Not part of the upstream API: the engine a message of `len` bytes (AAD and
+            /// text) would run on now (see `aead_engines::pace`); reads no clock.
+            #[doc(hidden)]
+            pub fn __engine_for(&self, len: usize) -> $crate::Engine {
+                self.key.engine_for(len)
             }
 
             /// Not part of the upstream API: the POLYVAL backend of the generic path.

@@ -139,6 +139,13 @@ impl FusedSiv {
         dispatch!(self.token, t => t.engine())
     }
 
+    /// The engine a message of `len` bytes (AAD and text) would run on now: [`Self::engine`],
+    /// or for a paced key the 256-bit one while the thread's pacing says so (`Token::peek`;
+    /// reads no clock).
+    pub fn engine_for(&self, len: usize) -> Engine {
+        dispatch!(self.token.peek(len), t => t.engine())
+    }
+
     /// [`super::seal`] on this engine: a message of at most [`HORNER_UPTO`] bytes of AAD and
     /// text in one call where the engine has one (`Isa::siv_seal_short`: the derivation, the
     /// schedule interleaved with POLYVAL, the tag and CTR), any other on the general path.

@@ -96,6 +96,12 @@ impl Vaes512 {
     pub(crate) fn runs(self, len: usize, fold: Option<u8>) -> bool {
         !self.paced || pace::wide(len, fold)
     }
+
+    /// [`X86::runs`] as the thread's pacing stands, without reading the clock ([`pace::peek`]).
+    #[inline]
+    pub(crate) fn runs_now(self, len: usize) -> bool {
+        !self.paced || pace::peek(len)
+    }
 }
 
 /// The AES-NI engine (128-bit registers, x86 and x86_64).

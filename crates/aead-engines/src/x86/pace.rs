@@ -2,8 +2,8 @@
 //! power their 512-bit units down after some 100 µs without a 512-bit instruction, and the
 //! first microseconds of 512-bit work after that run at a fraction of their speed.
 //!
-//! Measured on an Intel Xeon of the Sapphire/Emerald Rapids class (family 6 model 0xa7, in a
-//! VM, TSC at 2 GHz): after 150 µs or more of scalar work, eight independent chains of ten
+//! Measured on an Intel Xeon with AVX-512 in a VM (its CPUID reports family 6 model 0xa7; the
+//! host is of the Sapphire/Emerald Rapids class; TSC at 2 GHz): after 150 µs or more of scalar work, eight independent chains of ten
 //! 512-bit `VAESENC` each took some 370 TSC ticks a call for the first nine calls (about 3,300
 //! ticks, 1.6 µs) and 125 from then on; the same calls on 256-bit registers ran at their
 //! steady speed from the first. AES-128-GCM with 16 B of AAD, one message after each 200 µs of
@@ -15,10 +15,12 @@
 //! instructions at reduced throughput.)
 //!
 //! So a key that [`Engine::detect`](crate::Engine::detect) put on the 512-bit engine of an
-//! Intel CPU runs a message of [`SHORTEST`] bytes up to [`LONGEST`] (AAD and text) on the
-//! 256-bit engine when the thread's messages have been coming more than [`REST`] TSC ticks
-//! apart. Shorter messages keep the 512-bit engine (their slowdown after a pause is some
-//! 50-90 ns), longer ones too (the warm-up is paid once and the full width wins it back).
+//! Intel CPU runs a message of [`SHORTEST`] bytes up to, not including, [`LONGEST`] (AAD and
+//! text) on the 256-bit engine when the thread's messages have been coming more than [`REST`]
+//! TSC ticks apart, and goes back to the 512-bit engine after [`WIDEN_AFTER`] messages in a
+//! row closer than that (so that a short burst after a rest does not pay the warm-up on its
+//! second message). Shorter messages keep the 512-bit engine (their slowdown after a pause is
+//! some 50-90 ns), longer ones too (the warm-up is paid once and the full width wins it back).
 //!
 //! Reading the clock (`RDTSC`) costs 30-45 ns a message here, a quarter of a 400-byte one, so
 //! a thread whose messages come close together reads it on about one message in [`SAMPLE`]:
@@ -44,11 +46,12 @@
 //! ticks apart or more (a hypervisor emulating `RDTSC`), keys never read it and stay wide.
 //!
 //! The state is a thread's, as far as the crate can tell without `std`: one slot of
-//! [`SLOTS`] (a cache line each), picked by the address of the caller's stack (threads'
-//! stacks lie megabytes apart). Threads that share a slot share a choice, and its line, which
-//! is written only when the choice changes or at a clock reading at least `REST / 8` ticks
-//! after the last one. Nothing secret decides anything here: the lengths and nonces are
-//! public and the clock is the caller's timing; either engine computes the same bytes.
+//! [`SLOTS`] (two cache lines each), picked by the address of the caller's stack (threads'
+//! stacks lie megabytes apart). Threads that share a slot share a choice, and its lines, which
+//! a wide thread writes only at a clock reading. Nothing secret decides anything here: the
+//! lengths and nonces are public and the clock is the caller's timing; either engine computes
+//! the same bytes. (A process that forbids `RDTSC` with `prctl(PR_SET_TSC, PR_TSC_SIGSEGV)`
+//! gets its signal here, as it would from the C library's clocks.)
 //!
 //! Only keys made by `KeyInit` are paced; a key on an engine named by the hidden
 //! `with_engine` runs that engine for every message.
@@ -59,8 +62,9 @@ use core::sync::atomic::{AtomicBool, AtomicU8, AtomicU64, Ordering::Relaxed};
 pub const SHORTEST: usize = 384;
 
 /// The message length (AAD and text, bytes) from which the 512-bit engine runs whatever the
-/// pacing: after a rest, 8 KiB took 1.3x longer on it than on the 256-bit engine, and without
-/// the slowdown (the CPU's other hyperthread may keep the units up) 1.26x less.
+/// pacing: after a rest, 8 KiB took 1.3-1.6x longer on it than on the 256-bit engine, without
+/// the slowdown (the CPU's other hyperthread may keep the units up) 1.26x less, and at 16 KiB
+/// it was ahead either way; the bound keeps the loss where the slowdown does not come small.
 pub const LONGEST: usize = 8 * 1024;
 
 /// TSC ticks between messages above which they run on the 256-bit engine: 65 µs at 2 GHz
@@ -78,13 +82,20 @@ pub const SAMPLED: u8 = 5;
 /// The number of per-thread slots.
 pub const SLOTS: usize = 64;
 
+/// Close readings in a row after which a narrow thread widens: a short burst after a rest
+/// (a response of a few records) stays on the 256-bit engine instead of paying the 512-bit
+/// units' warm-up on its second message.
+pub const WIDEN_AFTER: u8 = 4;
+
 /// One thread's (or a few threads') pacing: the last clock reading that moved it, the choice,
-/// and the fold of the last nonce that read the clock while wide.
-#[repr(align(64))]
+/// the fold of the last nonce that read the clock while wide, and the close readings in a row
+/// while narrow. Two cache lines to itself (Intel's adjacent-line prefetcher pairs lines).
+#[repr(align(128))]
 struct Slot {
     last: AtomicU64,
     wide: AtomicBool,
     fold: AtomicU8,
+    close: AtomicU8,
 }
 
 impl Slot {
@@ -93,6 +104,7 @@ impl Slot {
             last: AtomicU64::new(last),
             wide: AtomicBool::new(wide),
             fold: AtomicU8::new(0),
+            close: AtomicU8::new(0),
         }
     }
 }
@@ -202,23 +214,47 @@ fn this_thread() -> &'static Slot {
     &SLOT[((at >> 21) ^ (at >> 27)) % SLOTS]
 }
 
-/// A clock reading `now` on `slot`, whose choice is `wide`: the new choice (wide if the
-/// previous reading is less than [`REST`] ago, or [`REST`] times [`SAMPLE`] while wide, when
-/// readings come about every [`SAMPLE`] messages). Stamps `now` if the stamp is `REST / 8`
-/// old. A clock behind the stamp (another core's TSC, a migrated VM) reads as a long rest: the
-/// 256-bit engine, which is always correct.
+/// A clock reading `now` on `slot`, whose choice is `wide`: the new choice. While wide, it
+/// stays wide if the previous reading is less than [`REST`] times [`SAMPLE`] ago (readings
+/// come about every [`SAMPLE`] messages); while narrow, it widens at the [`WIDEN_AFTER`]th
+/// reading in a row less than [`REST`] after the stamp. Stamps `now` if the stamp is
+/// `REST / 8` old. A clock behind the stamp (another core's TSC, a migrated VM) reads as a
+/// long rest: the 256-bit engine, which is always correct.
 #[inline]
 fn decide(slot: &Slot, wide: bool, now: u64) -> bool {
     let since = now.wrapping_sub(slot.last.load(Relaxed));
-    let limit = if wide { REST * SAMPLE as u64 } else { REST };
-    let next = since < limit;
     if since >= REST / 8 {
         slot.last.store(now, Relaxed);
     }
+    let next = if wide {
+        since < REST * SAMPLE as u64
+    } else {
+        let close = if since < REST {
+            slot.close.load(Relaxed).saturating_add(1)
+        } else {
+            0
+        };
+        let widen = close >= WIDEN_AFTER;
+        slot.close.store(if widen { 0 } else { close }, Relaxed);
+        widen
+    };
     if next != wide {
         slot.wide.store(next, Relaxed);
     }
     next
+}
+
+/// The choice a paced key would make now for a message of `len` bytes, without reading the
+/// clock or moving the thread's state (the engine `Fused::engine_for` reports).
+pub(crate) fn peek(len: usize) -> bool {
+    if !(SHORTEST..LONGEST).contains(&len) {
+        return true;
+    }
+    match MODE.load(Relaxed) {
+        m if m == Mode::Narrow as u8 => false,
+        m if m == Mode::Wide as u8 => true,
+        _ => this_thread().wide.load(Relaxed),
+    }
 }
 
 /// The time-stamp counter.
@@ -232,7 +268,7 @@ fn now() -> u64 {
     }
 }
 
-/// Under Miri (which runs no x86 engine): no clock, a long rest every time.
+/// Under Miri (which runs no x86 engine): no clock (every reading 0, so back to back).
 #[cfg(miri)]
 fn now() -> u64 {
     0
@@ -256,16 +292,28 @@ mod tests {
     }
 
     #[test]
-    fn a_rest_narrows_and_a_close_message_widens() {
+    fn a_rest_narrows_and_close_messages_widen() {
         // Any starting point: the counter's value, near zero and near wrapping.
         for start in [now(), 0, u64::MAX - REST / 2] {
-            // Narrow: a reading within `REST` of the stamp widens, one later stays narrow.
+            // Narrow: `WIDEN_AFTER` readings in a row within `REST` of the stamp widen.
             let s = slot(start, false);
+            for i in 1..WIDEN_AFTER {
+                assert!(
+                    !decide(&s, false, start.wrapping_add(i as u64)),
+                    "reading {i}"
+                );
+            }
             assert!(decide(&s, false, start.wrapping_add(REST - 1)));
             assert!(s.wide.load(Relaxed));
+            assert_eq!(s.close.load(Relaxed), 0);
             assert_eq!(s.last.load(Relaxed), start.wrapping_add(REST - 1));
+            // A rest in between starts the count again.
             let s = slot(start, false);
+            for _ in 1..WIDEN_AFTER {
+                assert!(!decide(&s, false, start.wrapping_add(1)));
+            }
             assert!(!decide(&s, false, start.wrapping_add(REST)));
+            assert_eq!(s.close.load(Relaxed), 0);
             assert!(!s.wide.load(Relaxed));
             // Wide: readings come every `SAMPLE` messages or so; `REST * SAMPLE` apart narrows.
             let s = slot(start, true);
@@ -286,6 +334,8 @@ mod tests {
             // A clock behind the stamp is a rest.
             let s = slot(start, true);
             assert!(!decide(&s, true, start.wrapping_sub(1)));
+            let s = slot(start, false);
+            assert!(!decide(&s, false, start.wrapping_sub(1)));
         }
     }
 

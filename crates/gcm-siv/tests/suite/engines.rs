@@ -151,6 +151,29 @@ pub fn long_random_lengths<G: Generation>() {
 pub fn keyinit_paced<G: Generation>() {
     use aes_gcm_siv::__pace::{self, LONGEST, Mode, SHORTEST};
     let mut rng = SmallRng::seed_from_u64(0x5eed);
+    // The engine each length runs on under the forced modes: a `KeyInit` key on Intel's
+    // 512-bit engine (whose detection picks the schoolbook shape) the 256-bit one inside the
+    // window under `Narrow`, every other key (or length, or mode) its own.
+    let key =
+        <aes_gcm_siv::Aes128GcmSiv as aes_gcm_siv::KeyInit>::new_from_slice(&[7; 16]).expect("key");
+    let own = key.__engine();
+    let paced = own == Engine::Vaes512Schoolbook;
+    for mode in [Mode::Narrow, Mode::Wide] {
+        __pace::set_mode(mode);
+        for len in [
+            0,
+            SHORTEST - 1,
+            SHORTEST,
+            1420,
+            LONGEST - 1,
+            LONGEST,
+            1 << 20,
+        ] {
+            let moves = paced && mode == Mode::Narrow && (SHORTEST..LONGEST).contains(&len);
+            let want = if moves { Engine::Vaes256 } else { own };
+            assert_eq!(key.__engine_for(len), want, "{mode:?} {len}");
+        }
+    }
     for mode in [Mode::Narrow, Mode::Wide, Mode::Clock] {
         __pace::set_mode(mode);
         for end in [SHORTEST, LONGEST] {
