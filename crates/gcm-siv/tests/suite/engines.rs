@@ -6,6 +6,12 @@
 use super::{Engine, Generation, fused_engines, refused, seal_copy};
 use rand::{Rng, SeedableRng, rngs::SmallRng};
 
+#[cfg(target_arch = "x86_64")]
+use aes_gcm_siv::__pace as pace;
+#[cfg(target_arch = "x86_64")]
+#[path = "../../../gcm/tests/suite/pacing.rs"]
+mod pacing;
+
 fn bytes(rng: &mut SmallRng, n: usize) -> Vec<u8> {
     let mut v = vec![0u8; n];
     rng.fill(&mut v[..]);
@@ -143,52 +149,26 @@ pub fn long_random_lengths<G: Generation>() {
 }
 
 /// The key `KeyInit` makes, with its messages' pacing forced each way and then by the clock
-/// (on an Intel CPU's 512-bit engine, a message of `__pace::SHORTEST` bytes up to
-/// `__pace::LONGEST`, AAD and text, runs on the 256-bit engine after a rest:
-/// `aead_engines::pace`), against the generic path: lengths across both ends of that window,
-/// split between AAD and text, and random ones.
+/// (`pacing`, shared with the AES-GCM suite), against the generic path: lengths across both
+/// ends of the pacing's window, split between AAD and text, and random ones; and which engine
+/// each length runs on.
 #[cfg(target_arch = "x86_64")]
 pub fn keyinit_paced<G: Generation>() {
-    use aes_gcm_siv::__pace::{self, LONGEST, Mode, SHORTEST};
-    let mut rng = SmallRng::seed_from_u64(0x5eed);
-    // The engine each length runs on under the forced modes: a `KeyInit` key on Intel's
-    // 512-bit engine (whose detection picks the schoolbook shape) the 256-bit one inside the
-    // window under `Narrow`, every other key (or length, or mode) its own.
     let key =
         <aes_gcm_siv::Aes128GcmSiv as aes_gcm_siv::KeyInit>::new_from_slice(&[7; 16]).expect("key");
-    let own = key.__engine();
-    let paced = own == Engine::Vaes512Schoolbook;
-    for mode in [Mode::Narrow, Mode::Wide] {
-        __pace::set_mode(mode);
-        for len in [
-            0,
-            SHORTEST - 1,
-            SHORTEST,
-            1420,
-            LONGEST - 1,
-            LONGEST,
-            1 << 20,
-        ] {
-            let moves = paced && mode == Mode::Narrow && (SHORTEST..LONGEST).contains(&len);
-            let want = if moves { Engine::Vaes256 } else { own };
-            assert_eq!(key.__engine_for(len), want, "{mode:?} {len}");
-        }
-    }
-    for mode in [Mode::Narrow, Mode::Wide, Mode::Clock] {
-        __pace::set_mode(mode);
-        for end in [SHORTEST, LONGEST] {
-            for total in end - 17..=end + 17 {
-                for aad in [0, 5, 16, total] {
-                    check_on::<G>(&mut rng, None, 128, total - aad, aad);
-                }
+    pacing::engine_choice(key.__engine(), |len| key.__engine_for(len));
+    // The generator is shared by both closures.
+    let rng = core::cell::RefCell::new(SmallRng::seed_from_u64(0x5eed));
+    pacing::across_window(
+        |len, aad| check_on::<G>(&mut rng.borrow_mut(), None, 128, len, aad),
+        || {
+            let mut rng = rng.borrow_mut();
+            for _ in 0..20 {
+                let (len, aad) = (rng.random_range(0..20000), rng.random_range(0..40));
+                check_on::<G>(&mut rng, None, 256, len, aad);
             }
-        }
-        for _ in 0..20 {
-            let (len, aad) = (rng.random_range(0..20000), rng.random_range(0..40));
-            check_on::<G>(&mut rng, None, 256, len, aad);
-        }
-    }
-    __pace::set_mode(Mode::Clock);
+        },
+    );
 }
 
 /// `KeyInit::new` picks the detected engine (the generic one when the build forces portable

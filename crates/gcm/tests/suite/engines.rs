@@ -5,6 +5,12 @@
 
 use super::{Engine, Gcm, Generation};
 
+#[cfg(target_arch = "x86_64")]
+use aes_gcm::__pace as pace;
+#[cfg(target_arch = "x86_64")]
+#[path = "pacing.rs"]
+mod pacing;
+
 /// A small deterministic generator (xorshift), so failures reproduce.
 struct Rng(u64);
 impl Rng {
@@ -176,51 +182,24 @@ pub fn default_engine<G: Generation>() {
 }
 
 /// The key `KeyInit` makes, with its messages' pacing forced each way and then by the clock
-/// (on an Intel CPU's 512-bit engine, a message of `__pace::SHORTEST..__pace::LONGEST` bytes,
-/// AAD and text, runs on the 256-bit engine after a rest: `aead_engines::pace`), against the
-/// generic path: lengths across both ends of that window, split between AAD and text, and
-/// random ones. (Which engine each length runs on is `aead-engines`' own test.)
+/// (`pacing`), against the generic path: lengths across both ends of the pacing's window,
+/// split between AAD and text, and random ones; and which engine each length runs on.
 #[cfg(target_arch = "x86_64")]
 pub fn keyinit_paced<G: Generation>() {
-    use aes_gcm::__pace::{self, LONGEST, Mode, SHORTEST};
-    let mut rng = Rng(0x5eed);
-    // The engine each length runs on under the forced modes: a `KeyInit` key on Intel's
-    // 512-bit engine (whose detection picks the schoolbook shape) the 256-bit one inside the
-    // window under `Narrow`, every other key (or length, or mode) its own.
     let key = <aes_gcm::Aes128Gcm as aes_gcm::KeyInit>::new_from_slice(&[7; 16]).expect("key");
-    let own = key.__engine();
-    let paced = own == Engine::Vaes512Schoolbook;
-    for mode in [Mode::Narrow, Mode::Wide] {
-        __pace::set_mode(mode);
-        for len in [
-            0,
-            SHORTEST - 1,
-            SHORTEST,
-            1420,
-            LONGEST - 1,
-            LONGEST,
-            1 << 20,
-        ] {
-            let moves = paced && mode == Mode::Narrow && (SHORTEST..LONGEST).contains(&len);
-            let want = if moves { Engine::Vaes256 } else { own };
-            assert_eq!(key.__engine_for(len), want, "{mode:?} {len}");
-        }
-    }
-    for mode in [Mode::Narrow, Mode::Wide, Mode::Clock] {
-        __pace::set_mode(mode);
-        for end in [SHORTEST, LONGEST] {
-            for total in end - 17..=end + 17 {
-                for aad in [0, 5, 16, 17.min(total), total] {
-                    check_on::<G>(&mut rng, None, 128, 12, total - aad, aad);
-                }
+    pacing::engine_choice(key.__engine(), |len| key.__engine_for(len));
+    // The generator is shared by both closures.
+    let rng = core::cell::RefCell::new(Rng(0x5eed));
+    pacing::across_window(
+        |len, aad| check_on::<G>(&mut rng.borrow_mut(), None, 128, 12, len, aad),
+        || {
+            let mut rng = rng.borrow_mut();
+            for _ in 0..20 {
+                let (len, aad) = (rng.below(20000), rng.below(40));
+                check_on::<G>(&mut rng, None, 256, 12, len, aad);
             }
-        }
-        for _ in 0..20 {
-            let (len, aad) = (rng.below(20000), rng.below(40));
-            check_on::<G>(&mut rng, None, 256, 12, len, aad);
-        }
-    }
-    __pace::set_mode(Mode::Clock);
+        },
+    );
 }
 
 /// Nonces other than 96 bits: J0 comes from GHASH, so the 32-bit counter starts anywhere.
