@@ -22,6 +22,67 @@
 //! upstream does) and POLYVAL on `clmul_core`'s keyed state (H^2..H^4 at setup, higher powers
 //! as the message needs them), as a `GenericMessage`.
 
+/// A value on the heap with the `alloc` feature, inline without it: the generic path's part of
+/// a key enum whose fused variant is what most keys hold (`SivKey`).
+#[cfg(any(feature = "cipher-0.5", feature = "cipher-0.4"))]
+#[derive(Clone)]
+pub struct Held<T>(
+    #[cfg(feature = "alloc")] alloc::boxed::Box<T>,
+    #[cfg(not(feature = "alloc"))] T,
+);
+
+#[cfg(any(feature = "cipher-0.5", feature = "cipher-0.4"))]
+impl<T> Held<T> {
+    /// Holds `value`.
+    #[inline]
+    pub fn new(value: T) -> Self {
+        #[cfg(feature = "alloc")]
+        let value = alloc::boxed::Box::new(value);
+        Self(value)
+    }
+}
+
+#[cfg(any(feature = "cipher-0.5", feature = "cipher-0.4"))]
+impl<T> core::ops::Deref for Held<T> {
+    type Target = T;
+
+    #[inline]
+    fn deref(&self) -> &T {
+        &self.0
+    }
+}
+
+/// The length, in words, of the zeros beside the generic variant's box in AES-GCM-SIV's key
+/// (`SivKey`): the fused variant's size less the box's. A key's bytes are copied whole when
+/// it moves, and without them the bytes past the box would be whatever the stack held where
+/// the key was built (a copy of the cipher's key schedule among them), left behind by every
+/// drop. Without the `alloc` feature, or where no fused engine exists, the variant fills the
+/// key without them.
+#[cfg(all(
+    feature = "alloc",
+    any(feature = "cipher-0.5", feature = "cipher-0.4"),
+    any(
+        target_arch = "x86",
+        target_arch = "x86_64",
+        all(target_arch = "aarch64", target_endian = "little")
+    )
+))]
+pub const SIV_FILL: usize =
+    (core::mem::size_of::<crate::siv::FusedSiv>() - core::mem::size_of::<usize>()) / 8;
+/// No zeros: the generic variant holds the cipher inline (see the other definition).
+#[cfg(all(
+    any(feature = "cipher-0.5", feature = "cipher-0.4"),
+    not(all(
+        feature = "alloc",
+        any(
+            target_arch = "x86",
+            target_arch = "x86_64",
+            all(target_arch = "aarch64", target_endian = "little")
+        )
+    ))
+))]
+pub const SIV_FILL: usize = 0;
+
 /// Defines the module `$module` for the `cipher` crate `$cipher`, whose traits go by the names
 /// given.
 #[cfg(any(feature = "cipher-0.5", feature = "cipher-0.4"))]
@@ -44,6 +105,7 @@ macro_rules! glue {
             #[cfg(any(target_arch = "x86", target_arch = "x86_64", all(target_arch = "aarch64", target_endian = "little")))]
             use crate::{Fused, siv::FusedSiv};
             use crate::{Engine, TagMismatch, ghash_tag, tag_matches};
+            use super::{Held, SIV_FILL};
             use clmul_core::{Backend, Ghash, Polyval};
             use inout::InOutBuf;
             use $cipher::{
@@ -344,17 +406,39 @@ macro_rules! glue {
             /// never both (as [`GcmKey`]): our round keys of the key-generating key for a
             /// fused engine ([`FusedSiv`]; the cipher instance is not kept, and for the `aes`
             /// crate's types none is made), or the cipher and the POLYVAL backend of the
-            /// generic path ([`SivGeneric`]).
-            // The generic variant holds the cipher (352 bytes and more for the `aes` crate's
-            // types; clippy sees only the backend beside it).
+            /// generic path ([`SivGenericKey`]), on the heap with the `alloc` feature.
+            ///
+            /// The cipher's bytes (a union of round keys in the `aes` crate) have no invalid
+            /// value for the variant's tag to use, so held inline the generic variant would make
+            /// every key 16 bytes larger than the cipher alone (RustCrypto's key); boxed, a key
+            /// is the fused variant's size and a tag, and the generic path (CPUs without AES
+            /// instructions, other ciphers, portable builds) pays one allocation per key.
+            // The fused variant is the larger one with the `alloc` feature, the generic one
+            // (352 bytes and more for the `aes` crate's types) without it.
             #[allow(clippy::large_enum_variant)]
             #[derive(Clone)]
             pub enum SivKey<C> {
                 /// A fused engine's key-generating key (only where an engine exists).
                 #[cfg(any(target_arch = "x86", target_arch = "x86_64", all(target_arch = "aarch64", target_endian = "little")))]
                 Fused(FusedSiv),
-                /// The generic path's key-generating key and POLYVAL backend.
-                Generic(C, Backend),
+                /// The generic path's key-generating key and POLYVAL backend, and zeros as long
+                /// as the rest of the fused variant ([`SIV_FILL`]).
+                Generic(Held<SivGenericKey<C>>, [u64; SIV_FILL]),
+            }
+
+            /// The generic path's key-generating key and the POLYVAL backend of its messages.
+            #[derive(Clone)]
+            pub struct SivGenericKey<C> {
+                cipher: C,
+                backend: Backend,
+            }
+
+            impl<C> SivKey<C> {
+                /// The generic path's key: `cipher` and POLYVAL on `backend`.
+                #[inline]
+                pub fn generic(cipher: C, backend: Backend) -> Self {
+                    SivKey::Generic(Held::new(SivGenericKey { cipher, backend }), [0; SIV_FILL])
+                }
             }
 
             impl<C: $Encrypt<BlockSize = U16> + KeyInit> SivKey<C> {
@@ -364,14 +448,13 @@ macro_rules! glue {
                 #[inline]
                 pub fn keyed(key: &Key<C>, engine: Engine, known_aes: bool, backend: Backend) -> Self {
                     // One value, returned at the one exit. It is still copied once to the
-                    // caller, whole (496 bytes for `Aes256`, the generic variant's size;
-                    // `FusedSiv::init` takes its address, so it is not built in the return
-                    // slot): about 5% of a fresh key's 64-byte message on Emerald Rapids.
+                    // caller, whole (`FusedSiv::init` takes its address, so it is not built in
+                    // the return slot).
                     #[cfg(any(target_arch = "x86", target_arch = "x86_64", all(target_arch = "aarch64", target_endian = "little")))]
                     // `KeyInit`'s token is paced, as AES-GCM's (`crate::x86::pace`).
                     let mut out = match crate::fused::Token::detect(engine).map(crate::fused::Token::paced) {
                         Some(token) => SivKey::Fused(FusedSiv::empty(token)),
-                        None => SivKey::Generic(C::new(key), backend),
+                        None => SivKey::generic(C::new(key), backend),
                     };
                     #[cfg(any(target_arch = "x86", target_arch = "x86_64", all(target_arch = "aarch64", target_endian = "little")))]
                     if let SivKey::Fused(f) = &mut out {
@@ -379,13 +462,13 @@ macro_rules! glue {
                         let ok = f.init(key, check_block::<C>(key, known_aes, &mut h));
                         wipe(&mut h);
                         if !ok {
-                            out = SivKey::Generic(C::new(key), backend);
+                            out = SivKey::generic(C::new(key), backend);
                         }
                     }
                     #[cfg(not(any(target_arch = "x86", target_arch = "x86_64", all(target_arch = "aarch64", target_endian = "little"))))]
                     let out = {
                         let _ = (engine, known_aes);
-                        SivKey::Generic(C::new(key), backend)
+                        SivKey::generic(C::new(key), backend)
                     };
                     out
                 }
@@ -402,7 +485,7 @@ macro_rules! glue {
                     backend: Backend,
                 ) -> Option<Self> {
                     if engine == Engine::Generic {
-                        return Some(SivKey::Generic(C::new(key), backend));
+                        return Some(SivKey::generic(C::new(key), backend));
                     }
                     #[cfg(not(any(target_arch = "x86", target_arch = "x86_64", all(target_arch = "aarch64", target_endian = "little"))))]
                     {
@@ -454,7 +537,7 @@ macro_rules! glue {
                     match self {
                         #[cfg(any(target_arch = "x86", target_arch = "x86_64", all(target_arch = "aarch64", target_endian = "little")))]
                         SivKey::Fused(_) => Backend::detect(),
-                        SivKey::Generic(_, b) => *b,
+                        SivKey::Generic(g, _) => g.backend,
                     }
                 }
             }
@@ -471,10 +554,10 @@ macro_rules! glue {
                     match self {
                         #[cfg(any(target_arch = "x86", target_arch = "x86_64", all(target_arch = "aarch64", target_endian = "little")))]
                         SivKey::Fused(f) => f.seal(nonce, aad, buffer),
-                        SivKey::Generic(cipher, backend) => {
+                        SivKey::Generic(g, _) => {
                             let k = SivGeneric {
-                                cipher,
-                                backend: *backend,
+                                cipher: &g.cipher,
+                                backend: g.backend,
                             };
                             crate::siv::seal(&k, nonce, aad, buffer)
                         }
@@ -493,10 +576,10 @@ macro_rules! glue {
                     match self {
                         #[cfg(any(target_arch = "x86", target_arch = "x86_64", all(target_arch = "aarch64", target_endian = "little")))]
                         SivKey::Fused(f) => f.open(nonce, aad, buffer, tag),
-                        SivKey::Generic(cipher, backend) => {
+                        SivKey::Generic(g, _) => {
                             let k = SivGeneric {
-                                cipher,
-                                backend: *backend,
+                                cipher: &g.cipher,
+                                backend: g.backend,
                             };
                             crate::siv::open(&k, nonce, aad, buffer, tag)
                         }

@@ -323,7 +323,7 @@ macro_rules! siv_glue {
         {
             fn from(key_generating_key: Aes) -> Self {
                 Self {
-                    key: $crate::generic::$generic::SivKey::Generic(
+                    key: $crate::generic::$generic::SivKey::generic(
                         key_generating_key,
                         $polyval_backend(),
                     ),
@@ -344,7 +344,7 @@ macro_rules! siv_glue {
                 backend: $crate::glue::Backend,
             ) -> Option<Self> {
                 backend.is_available().then_some(Self {
-                    key: $crate::generic::$generic::SivKey::Generic(key_generating_key, backend),
+                    key: $crate::generic::$generic::SivKey::generic(key_generating_key, backend),
                 })
             }
 

@@ -7,16 +7,73 @@
 //! Method: the state is built in a zero-filled `MaybeUninit` slot, its bytes are read, it is
 //! dropped in place with `ptr::drop_in_place`, and the slot is read again. The slot is still
 //! ours after the drop (the value's storage outlives its destructor), so the bytes left are
-//! exactly what the destructor left behind. Before the drop the state must be mostly non-zero
+//! exactly what the destructor left behind. A key on the generic path keeps its cipher on the
+//! heap (the `alloc` feature): the allocation the state makes is watched by this binary's
+//! global allocator, read while live, and copied as the destructor left it when it is freed;
+//! its bytes are checked with the slot's (the pointer to it zeroed in the slot's). Before the drop the state must be mostly non-zero
 //! (a check that cannot fail is a defect); after it, only bookkeeping may remain (backend
 //! tags, the count of computed powers, round counts), and neither the raw key nor any 16-byte
 //! block of the live state may be found.
 
 use aes_gcm::{__Engine as Engine, AesGcm, aead::KeyInit, aead::array::typenum::U12};
 use clmul_core::Backend;
+use core::cell::{Cell, RefCell};
 use core::mem::{MaybeUninit, size_of};
 use core::ptr;
 use polyval::universal_hash::UniversalHash;
+use std::alloc::{GlobalAlloc, Layout, System};
+
+/// The system allocator, watching the first allocation a thread makes while `WATCH` is set
+/// (`heap_residue`): its address and size while it lives, its bytes when it is freed.
+struct Watch;
+
+/// The largest allocation watched (the `aes` crate's `Aes256` with its portable backend, and
+/// what AES-GCM keeps beside it, fit).
+const WATCHED: usize = 2048;
+
+thread_local! {
+    static WATCH: Cell<bool> = const { Cell::new(false) };
+    /// Address and size of the watched allocation (0, 0 if none).
+    static BLOCK: Cell<(usize, usize)> = const { Cell::new((0, 0)) };
+    /// The watched allocation's bytes when it was freed, and their count.
+    static FREED: RefCell<([u8; WATCHED], usize)> = const { RefCell::new(([0; WATCHED], 0)) };
+}
+
+// SAFETY: every call is forwarded to `System` with its arguments unchanged; the bookkeeping
+// allocates nothing and reads only the block being freed, before it is freed.
+unsafe impl GlobalAlloc for Watch {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        // SAFETY: the caller's contract is `System`'s.
+        let p = unsafe { System.alloc(layout) };
+        let watching = WATCH.try_with(Cell::get).unwrap_or(false);
+        if watching && BLOCK.try_with(Cell::get) == Ok((0, 0)) && layout.size() <= WATCHED {
+            let _ = BLOCK.try_with(|b| b.set((p as usize, layout.size())));
+        }
+        p
+    }
+
+    unsafe fn dealloc(&self, p: *mut u8, layout: Layout) {
+        if BLOCK
+            .try_with(Cell::get)
+            .is_ok_and(|(at, _)| at != 0 && at == p as usize)
+        {
+            let _ = FREED.try_with(|f| {
+                let mut f = f.borrow_mut();
+                for i in 0..layout.size() {
+                    // SAFETY: `p` is a live block of `layout.size()` bytes until freed below.
+                    f.0[i] = unsafe { ptr::read_volatile(p.add(i)) };
+                }
+                f.1 = layout.size();
+            });
+            let _ = BLOCK.try_with(|b| b.set((0, 0)));
+        }
+        // SAFETY: the caller's contract is `System`'s.
+        unsafe { System.dealloc(p, layout) }
+    }
+}
+
+#[global_allocator]
+static ALLOCATOR: Watch = Watch;
 
 /// Bytes of `*p`, read one at a time with volatile reads (so the reads after the drop are
 /// not optimised away as reads of dead memory).
@@ -33,19 +90,51 @@ unsafe fn bytes<T>(p: *const T) -> Vec<u8> {
 }
 
 /// (bytes before the drop, bytes after) for the value `make` builds (after `prepare` ran on
-/// it in place).
+/// it in place): the slot's bytes, then those of the first allocation `make` made, if any
+/// (its address in the slot zeroed: it is not key material).
 fn residue<T>(make: impl FnOnce() -> T, prepare: impl FnOnce(&mut T)) -> (Vec<u8>, Vec<u8>) {
     let mut slot = MaybeUninit::<T>::zeroed();
-    let value = slot.write(make());
+    BLOCK.set((0, 0));
+    WATCH.set(true);
+    let made = make();
+    WATCH.set(false);
+    let value = slot.write(made);
     prepare(value);
     let p = slot.as_mut_ptr();
     // SAFETY: the slot was zero-filled and then holds an initialised `T`.
-    let before = unsafe { bytes(p) };
+    let mut before = unsafe { bytes(p) };
+    let (at, len) = BLOCK.get();
+    let heap_before: Vec<u8> = (0..len)
+        // SAFETY: the watched block is live (owned by the value in the slot, not yet dropped)
+        // and `len` bytes long; it is only read.
+        .map(|i| unsafe { ptr::read_volatile((at as *const u8).add(i)) })
+        .collect();
+    FREED.with(|f| f.borrow_mut().1 = 0);
     // SAFETY: `p` holds an initialised `T` that is dropped exactly once here and never used
     // as a `T` again (the slot is a `MaybeUninit`, which does not drop its contents).
     unsafe { ptr::drop_in_place(p) };
     // SAFETY: the slot's storage is still live (it is a local); only its bytes are read.
-    let after = unsafe { bytes(p) };
+    let mut after = unsafe { bytes(p) };
+    if len != 0 {
+        let heap_after = FREED.with(|f| {
+            let f = f.borrow();
+            f.0[..f.1].to_vec()
+        });
+        assert_eq!(
+            heap_after.len(),
+            len,
+            "the watched allocation was not freed by the drop"
+        );
+        let address = at.to_ne_bytes();
+        for i in 0..before.len().saturating_sub(address.len() - 1) {
+            if before[i..].starts_with(&address) {
+                before[i..i + address.len()].fill(0);
+                after[i..i + address.len()].fill(0);
+            }
+        }
+        before.extend(heap_before);
+        after.extend(heap_after);
+    }
     (before, after)
 }
 
