@@ -35,7 +35,7 @@
 //! | `PmullEor3` | aarch64 | `aes`, `sha2`, `sha3` (FEAT_SHA3's `EOR3`) | 8 blocks |
 //!
 //! Inputs of up to four blocks run on 128-bit multiplies on every SIMD backend (their latency
-//! is shorter).
+//! is shorter), and on x86 so do those of five to seven (as four blocks and the rest).
 //!
 //! [`Backend::detect`] picks the first available from the bottom of that table up. Each
 //! kernel's `#[target_feature]` list and its detection are generated from one list by the

@@ -17,7 +17,8 @@
 //!   GHASH) or shared between threads computes them for its first message only. The kept
 //!   powers are relaxed atomics and the count of them is published after them
 //!   (release/acquire), so concurrent clones are sound; they store equal values.
-//! - **An update of more than four blocks** computes the powers its strides need above H^4
+//! - **An update of more than four blocks** (on x86, more than seven: five to seven run as
+//!   four and the rest against the kept powers) computes the powers its strides need above H^4
 //!   from the kept H^1..H^4, into a table on the stack, and uses them for that call only
 //!   (`wide::hash_kept`): H^5..H^8 (the 8-block
 //!   strides; one 512-bit multiply, two 256-bit or four 128-bit ones), H^9..H^16 for 32 blocks

@@ -8,19 +8,19 @@
 use core::arch::x86_64::*;
 
 use super::pclmul;
-use crate::powers::{SMALL, Small};
+use crate::powers::Small;
 use crate::wide;
 
 crate::target_tier! {
     detect cpuid = ["pclmulqdq", "sse2", "ssse3", "avx", "avx2"] + ymm ["vpclmulqdq"];
 
     /// Absorbs `blocks` into `acc` with a keyed state's powers H^1..H^len (`len` 1 or 4): up
-    /// to four blocks with 128-bit multiplies ([`pclmul::vex::update_short`], shorter latency);
+    /// to seven blocks with 128-bit multiplies ([`pclmul::vex::update_mid`], shorter latency);
     /// longer inputs by [`wide::hash_kept`] from H^4..H^1 (kept, or computed and kept first:
     /// [`pclmul::kept4`]), in strides of 8, or from 32 blocks on 16.
     pub fn update_small<const GHASH: bool>(small: &mut Small, len: &mut u8, acc: &mut u128, blocks: &[[u8; 16]]) {
-        if blocks.len() <= SMALL {
-            return pclmul::vex::update_short::<GHASH>(small, len, acc, blocks);
+        if blocks.len() < pclmul::STRIDE {
+            return pclmul::vex::update_mid::<GHASH>(small, len, acc, blocks);
         }
         let [h4, h3, h2, h1] = pclmul::vex::kept4(small, len, |a, b| pclmul::vex::dot(a, b), |a| pclmul::vex::square(a));
         // H^2, H^1 and H^4, H^3, highest in lane 0 (`wide::first_powers`' layout).

@@ -23,7 +23,7 @@
 //! - GHASH's byte reflection is a `vpshufb` on each register after its load.
 //!
 //! [`update_small`] serves a keyed POLYVAL/GHASH state, which keeps H^1..H^4 at most (see the
-//! `powers` module): up to four blocks go to the 128-bit code (shorter latency), up to 31 to
+//! `powers` module): up to seven blocks go to the 128-bit code (shorter latency), up to 31 to
 //! strides of 8, up to 255 to strides of 16, longer inputs to strides of 32. The powers above
 //! H^4 are computed for the call, in doubling rounds of whole registers (every new register
 //! of four powers is one multiply by the highest power so far), into a table on the stack
@@ -36,7 +36,7 @@
 use core::arch::x86_64::*;
 
 use super::pclmul;
-use crate::powers::{SMALL, Small};
+use crate::powers::Small;
 use crate::wide;
 
 /// Inputs of at least this many blocks get H^17..H^32 computed for strides of 32 (below it,
@@ -50,14 +50,14 @@ crate::target_tier! {
     ];
 
     /// Absorbs `blocks` into `acc` with a keyed state's powers H^1..H^len (`len` 1 or 4): up
-    /// to four blocks with 128-bit multiplies ([`pclmul::vex::update_short`]: shorter latency,
+    /// to seven blocks with 128-bit multiplies ([`pclmul::vex::update_mid`]: shorter latency,
     /// no time spent setting up 512-bit registers); longer inputs by [`wide::hash_kept`] from
     /// H^4..H^1 (kept, or computed and kept first: [`pclmul::kept4`]): up to 31 blocks in
     /// strides of 8, up to 255 in strides of 16, longer ones in strides of 32.
     pub fn update_small<const GHASH: bool>(small: &mut Small, len: &mut u8, acc: &mut u128, blocks: &[[u8; 16]]) {
         let n = blocks.len();
-        if n <= SMALL {
-            return pclmul::vex::update_short::<GHASH>(small, len, acc, blocks);
+        if n < pclmul::STRIDE {
+            return pclmul::vex::update_mid::<GHASH>(small, len, acc, blocks);
         }
         let [h4, h3, h2, h1] = pclmul::vex::kept4(small, len, |a, b| pclmul::vex::dot(a, b), |a| pclmul::vex::square(a));
         // H^4..H^1 in one register, highest in lane 0 (`wide::first_powers`' layout).

@@ -8,8 +8,9 @@
 //! Instruction and its Usage for Computing the GCM Mode", 2010) in POLYVAL's bit order, where
 //! no bit reflection is needed (RFC 8452 Appendix A; Gueron, Langley, Lindell, AES-GCM-SIV).
 //!
-//! Up to four blocks run here, against the state's kept powers (straight-line code per
-//! length, [`update_short`]); more go to the wide hash on `xmm` registers
+//! Up to seven blocks run here, against the state's kept powers (straight-line code per
+//! length, [`update_short`]; five to seven as four and the rest, [`update_mid`]); more go to
+//! the wide hash on `xmm` registers
 //! ([`crate::wide::hash_kept`]), as the wider backends run it on theirs. The whole backend is
 //! compiled a second time with AVX ([`vex`]): the short path, the kept powers and the state
 //! loads of the AVX2 and AVX-512 backends.
@@ -361,13 +362,44 @@ macro_rules! pclmul_items {
                 store_u128(acc, y);
             }
 
-            /// Absorbs `blocks` into `acc` with a keyed state's powers H^1..H^len (`len` 1 or 4): up to
-            /// four blocks as [`update_short`] does; more than four by [`crate::wide::hash_kept`] in
-            /// strides of 8 against H^8..H^1, H^8..H^5 computed for the call from the kept H^4..H^1
-            /// (computed and kept first if the state holds H alone: [`kept4`]).
-            pub fn update_small<const GHASH: bool>(small: &mut Small, len: &mut u8, acc: &mut u128, blocks: &[[u8; 16]]) {
-                if blocks.len() <= SMALL {
+            /// Absorbs five to seven blocks into `acc` with a keyed state's powers H^1..H^len (`len`
+            /// 1 or 4): four against H^4..H^1 (computed and kept first if the state holds H alone:
+            /// [`kept4`]), reduced, then the rest against the kept powers they use (Horner's rule
+            /// over the two runs), on 128-bit registers: no table and no wide registers for a few
+            /// blocks more than the kept powers cover.
+            pub fn update_mid<const GHASH: bool>(small: &mut Small, len: &mut u8, acc: &mut u128, blocks: &[[u8; 16]]) {
+                let n = blocks.len();
+                if n <= SMALL {
                     return update_short::<GHASH>(small, len, acc, blocks);
+                }
+                if n >= STRIDE {
+                    return update_small::<GHASH>(small, len, acc, blocks);
+                }
+                let (head, tail) = blocks.split_at(SMALL);
+                let kept = kept4(small, len, |a, b| dot(a, b), |a| square(a));
+                let y = run_regs::<GHASH>(load_state(acc), head, &kept, &kept.map(|h| middle(h)));
+                // The tail's kept powers H^3..H^1 by length (not through `short_kept`, which then
+                // stays inlined into `update_short`, its one caller).
+                let y = if let Ok(b) = <&[[u8; 16]; 1]>::try_from(tail) {
+                    run_kept::<GHASH, 1>(y, b, small)
+                } else if let Ok(b) = <&[[u8; 16]; 2]>::try_from(tail) {
+                    run_kept::<GHASH, 2>(y, b, small)
+                } else if let Ok(b) = <&[[u8; 16]; 3]>::try_from(tail) {
+                    run_kept::<GHASH, 3>(y, b, small)
+                } else {
+                    y
+                };
+                store_u128(acc, y);
+            }
+
+            /// Absorbs `blocks` into `acc` with a keyed state's powers H^1..H^len (`len` 1 or 4): up to
+            /// seven blocks as [`update_short`] and [`update_mid`] do; more by
+            /// [`crate::wide::hash_kept`] in strides of 8 against H^8..H^1, H^8..H^5 computed for the
+            /// call from the kept H^4..H^1 (computed and kept first if the state holds H alone:
+            /// [`kept4`]).
+            pub fn update_small<const GHASH: bool>(small: &mut Small, len: &mut u8, acc: &mut u128, blocks: &[[u8; 16]]) {
+                if blocks.len() < STRIDE {
+                    return update_mid::<GHASH>(small, len, acc, blocks);
                 }
                 let [h4, h3, h2, h1] = kept4(small, len, |a, b| dot(a, b), |a| square(a));
                 // SAFETY: this function has the tier's features, those of `__m128i`'s
