@@ -536,6 +536,13 @@ pub const ARGS: &[(&str, Args)] = &[
             secret: &[],
         },
     ),
+    (
+        "::update_mid",
+        Args {
+            public_ptr: &[1],
+            secret: &[],
+        },
+    ),
     // `powers4(h: u128) -> [u128; 4]`: the hash key, by value in `rsi:rdx` (the returned
     // array's address comes first, in `rdi`).
     (

@@ -364,9 +364,9 @@ macro_rules! pclmul_items {
 
             /// Absorbs five to seven blocks into `acc` with a keyed state's powers H^1..H^len (`len`
             /// 1 or 4): four against H^4..H^1 (computed and kept first if the state holds H alone:
-            /// [`kept4`]), reduced, then the rest against the kept powers they use (Horner's rule
-            /// over the two runs), on 128-bit registers: no table and no wide registers for a few
-            /// blocks more than the kept powers cover.
+            /// [`kept4`]), reduced, then the rest against the powers they use (Horner's rule over
+            /// the two runs), on 128-bit registers: no table and no wide registers for a few blocks
+            /// more than the kept powers cover.
             pub fn update_mid<const GHASH: bool>(small: &mut Small, len: &mut u8, acc: &mut u128, blocks: &[[u8; 16]]) {
                 let n = blocks.len();
                 if n <= SMALL {
@@ -376,18 +376,18 @@ macro_rules! pclmul_items {
                     return update_small::<GHASH>(small, len, acc, blocks);
                 }
                 let (head, tail) = blocks.split_at(SMALL);
+                // H^4..H^1 and their middles, in registers for both runs (the tail's are not read
+                // back from the state, where `kept4` may just have stored them: the compiler
+                // would take those loads' values from the stores' registers through general
+                // ones).
                 let kept = kept4(small, len, |a, b| dot(a, b), |a| square(a));
-                let y = run_regs::<GHASH>(load_state(acc), head, &kept, &kept.map(|h| middle(h)));
-                // The tail's kept powers H^3..H^1 by length (not through `short_kept`, which then
-                // stays inlined into `update_short`, its one caller).
-                let y = if let Ok(b) = <&[[u8; 16]; 1]>::try_from(tail) {
-                    run_kept::<GHASH, 1>(y, b, small)
-                } else if let Ok(b) = <&[[u8; 16]; 2]>::try_from(tail) {
-                    run_kept::<GHASH, 2>(y, b, small)
-                } else if let Ok(b) = <&[[u8; 16]; 3]>::try_from(tail) {
-                    run_kept::<GHASH, 3>(y, b, small)
-                } else {
-                    y
+                let mids = kept.map(|h| middle(h));
+                let y = run_regs::<GHASH>(load_state(acc), head, &kept, &mids);
+                // One call per tail length, each with constant bounds: straight-line code.
+                let y = match tail.len() {
+                    1 => run_regs::<GHASH>(y, tail, &kept[3..], &mids[3..]),
+                    2 => run_regs::<GHASH>(y, tail, &kept[2..], &mids[2..]),
+                    _ => run_regs::<GHASH>(y, tail, &kept[1..], &mids[1..]),
                 };
                 store_u128(acc, y);
             }
