@@ -56,32 +56,21 @@ impl<T> core::ops::Deref for Held<T> {
 /// (`SivKey`): the fused variant's size less the box's. A key's bytes are copied whole when
 /// it moves, and without them the bytes past the box would be whatever the stack held where
 /// the key was built (a copy of the cipher's key schedule among them), left behind by every
-/// drop. Without the `alloc` feature, or where no fused engine exists, the variant fills the
-/// key without them.
-#[cfg(all(
+/// drop. None without the `alloc` feature (the variant holds the cipher inline) or where no
+/// fused engine exists (the variant is the whole key).
+#[cfg(any(feature = "cipher-0.5", feature = "cipher-0.4"))]
+pub const SIV_FILL: usize = if cfg!(all(
     feature = "alloc",
-    any(feature = "cipher-0.5", feature = "cipher-0.4"),
     any(
         target_arch = "x86",
         target_arch = "x86_64",
         all(target_arch = "aarch64", target_endian = "little")
     )
-))]
-pub const SIV_FILL: usize =
-    (core::mem::size_of::<crate::siv::FusedSiv>() - core::mem::size_of::<usize>()) / 8;
-/// No zeros: the generic variant holds the cipher inline (see the other definition).
-#[cfg(all(
-    any(feature = "cipher-0.5", feature = "cipher-0.4"),
-    not(all(
-        feature = "alloc",
-        any(
-            target_arch = "x86",
-            target_arch = "x86_64",
-            all(target_arch = "aarch64", target_endian = "little")
-        )
-    ))
-))]
-pub const SIV_FILL: usize = 0;
+)) {
+    (core::mem::size_of::<crate::siv::FusedSiv>() - core::mem::size_of::<usize>()) / 8
+} else {
+    0
+};
 
 /// Defines the module `$module` for the `cipher` crate `$cipher`, whose traits go by the names
 /// given.

@@ -75,17 +75,18 @@ unsafe impl GlobalAlloc for Watch {
 #[global_allocator]
 static ALLOCATOR: Watch = Watch;
 
-/// Bytes of `*p`, read one at a time with volatile reads (so the reads after the drop are
-/// not optimised away as reads of dead memory).
+/// The `n` bytes at `p`, read one at a time with volatile reads (so the reads after the drop
+/// are not optimised away as reads of dead memory).
 ///
 /// # Safety
 ///
-/// `p` must point to `size_of::<T>()` readable bytes that were zero-filled before the value
-/// was written (so that padding bytes hold zeros rather than uninitialised memory).
-unsafe fn bytes<T>(p: *const T) -> Vec<u8> {
-    (0..size_of::<T>())
-        // SAFETY: in bounds of the slot, per the caller's contract.
-        .map(|i| unsafe { ptr::read_volatile(p.cast::<u8>().add(i)) })
+/// `p` must point to `n` readable bytes, initialised (a slot zero-filled before the value was
+/// written, so that padding bytes hold zeros rather than uninitialised memory, or a live
+/// allocation the value wrote).
+unsafe fn bytes(p: *const u8, n: usize) -> Vec<u8> {
+    (0..n)
+        // SAFETY: in bounds, per the caller's contract.
+        .map(|i| unsafe { ptr::read_volatile(p.add(i)) })
         .collect()
 }
 
@@ -102,19 +103,17 @@ fn residue<T>(make: impl FnOnce() -> T, prepare: impl FnOnce(&mut T)) -> (Vec<u8
     prepare(value);
     let p = slot.as_mut_ptr();
     // SAFETY: the slot was zero-filled and then holds an initialised `T`.
-    let mut before = unsafe { bytes(p) };
+    let mut before = unsafe { bytes(p.cast(), size_of::<T>()) };
     let (at, len) = BLOCK.get();
-    let heap_before: Vec<u8> = (0..len)
-        // SAFETY: the watched block is live (owned by the value in the slot, not yet dropped)
-        // and `len` bytes long; it is only read.
-        .map(|i| unsafe { ptr::read_volatile((at as *const u8).add(i)) })
-        .collect();
+    // SAFETY: the watched block is live (owned by the value in the slot, not yet dropped),
+    // `len` bytes long and written by the value; it is only read.
+    let heap_before = unsafe { bytes(at as *const u8, len) };
     FREED.with(|f| f.borrow_mut().1 = 0);
     // SAFETY: `p` holds an initialised `T` that is dropped exactly once here and never used
     // as a `T` again (the slot is a `MaybeUninit`, which does not drop its contents).
     unsafe { ptr::drop_in_place(p) };
     // SAFETY: the slot's storage is still live (it is a local); only its bytes are read.
-    let mut after = unsafe { bytes(p) };
+    let mut after = unsafe { bytes(p.cast(), size_of::<T>()) };
     if len != 0 {
         let heap_after = FREED.with(|f| {
             let f = f.borrow();
