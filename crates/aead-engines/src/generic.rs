@@ -22,13 +22,35 @@
 //! upstream does) and POLYVAL on `clmul_core`'s keyed state (H^2..H^4 at setup, higher powers
 //! as the message needs them), as a `GenericMessage`.
 
-/// A value on the heap with the `alloc` feature, inline without it: the generic path's part of
-/// a key enum whose fused variant is what most keys hold (`SivKey`).
+/// The generic path's part of a key enum (`SivKey`): on the heap where the enum's fused variant
+/// is what keys normally hold (the `alloc` feature, on x86 and little-endian aarch64), so that
+/// the rarely used generic cipher does not make every key larger; inline where the generic
+/// path is the build's own (other architectures, which have no fused engine, and the
+/// forced-portable build, `--cfg polyval_backend="soft"`, whose `KeyInit` always picks it),
+/// so that a key there costs no allocation. Without `alloc`, inline everywhere.
 #[cfg(any(feature = "cipher-0.5", feature = "cipher-0.4"))]
 #[derive(Clone)]
 pub struct Held<T>(
-    #[cfg(feature = "alloc")] alloc::boxed::Box<T>,
-    #[cfg(not(feature = "alloc"))] T,
+    #[cfg(all(
+        feature = "alloc",
+        any(
+            target_arch = "x86",
+            target_arch = "x86_64",
+            all(target_arch = "aarch64", target_endian = "little")
+        ),
+        not(polyval_backend = "soft")
+    ))]
+    alloc::boxed::Box<T>,
+    #[cfg(not(all(
+        feature = "alloc",
+        any(
+            target_arch = "x86",
+            target_arch = "x86_64",
+            all(target_arch = "aarch64", target_endian = "little")
+        ),
+        not(polyval_backend = "soft")
+    )))]
+    T,
 );
 
 #[cfg(any(feature = "cipher-0.5", feature = "cipher-0.4"))]
@@ -36,9 +58,8 @@ impl<T> Held<T> {
     /// Holds `value`.
     #[inline]
     pub fn new(value: T) -> Self {
-        #[cfg(feature = "alloc")]
-        let value = alloc::boxed::Box::new(value);
-        Self(value)
+        // `Box::from` or the value itself (`From<T> for T`), whichever the field is.
+        Self(value.into())
     }
 }
 
@@ -56,8 +77,7 @@ impl<T> core::ops::Deref for Held<T> {
 /// (`SivKey`): the fused variant's size less the box's. A key's bytes are copied whole when
 /// it moves, and without them the bytes past the box would be whatever the stack held where
 /// the key was built (a copy of the cipher's key schedule among them), left behind by every
-/// drop. None without the `alloc` feature (the variant holds the cipher inline) or where no
-/// fused engine exists (the variant is the whole key).
+/// drop. None where the variant holds the cipher inline ([`Held`]).
 #[cfg(any(feature = "cipher-0.5", feature = "cipher-0.4"))]
 pub const SIV_FILL: usize = if cfg!(all(
     feature = "alloc",
@@ -65,7 +85,8 @@ pub const SIV_FILL: usize = if cfg!(all(
         target_arch = "x86",
         target_arch = "x86_64",
         all(target_arch = "aarch64", target_endian = "little")
-    )
+    ),
+    not(polyval_backend = "soft")
 )) {
     (core::mem::size_of::<crate::siv::FusedSiv>() - core::mem::size_of::<usize>()) / 8
 } else {

@@ -67,10 +67,22 @@ fn gcm_keys_are_no_larger_than_rustcrypto() {
 
 /// AES-GCM-SIV: ours holds our round keys of the key-generating key, or (the generic path)
 /// a box holding the cipher and the POLYVAL backend: with the `alloc` feature (a default one,
-/// on here) every key is the fused variant's size, whatever the cipher's. Without `alloc` the
-/// generic variant holds the cipher inline, and the tag beside it makes a key 16 bytes larger
-/// than RustCrypto's (whose cipher's bytes leave no invalid value to tell variants apart).
+/// on here) every key is the fused variant's size, whatever the cipher's, on x86 and
+/// little-endian aarch64. Where the generic variant holds the cipher inline (without `alloc`;
+/// in a build with `--cfg polyval_backend="soft"`, whose keys are all generic and so allocate
+/// nothing; on architectures without a fused engine, where every key is generic), the POLYVAL
+/// backend beside it (and on x86 the enum's tag) makes a key up to 16 bytes larger than
+/// RustCrypto's (whose cipher's bytes leave no invalid value to tell variants apart).
 #[test]
 fn siv_keys_are_no_larger_than_rustcrypto() {
-    check(&siv_sizes(), 0);
+    let generic_inline = cfg!(any(
+        polyval_backend = "soft",
+        not(any(
+            target_arch = "x86",
+            target_arch = "x86_64",
+            all(target_arch = "aarch64", target_endian = "little")
+        ))
+    ));
+    let slack = if generic_inline { 16 } else { 0 };
+    check(&siv_sizes(), slack);
 }
