@@ -1,8 +1,8 @@
 //! ARMv8 PMULL backend (`vmull_p64`, part of the Crypto Extension's `aes` feature).
 //!
-//! Up to four blocks run here, as in the x86 PCLMULQDQ backend (`x86::pclmul`): Karatsuba
+//! Up to seven blocks run here, as in the x86 PCLMULQDQ backend (`x86::pclmul`): Karatsuba
 //! products against the kept powers of H, one Montgomery reduction by two multiplies with
-//! `0xc200000000000000`. More go to the wide hash on `uint8x16_t`
+//! `0xc200000000000000` per run of up to four. More go to the wide hash on `uint8x16_t`
 //! ([`crate::wide::hash_kept`]: strides of `STRIDE` blocks, paired Karatsuba middles,
 //! half-swapped GHASH data).
 //!
@@ -168,11 +168,28 @@ macro_rules! pmull_tier {
             }
 
             /// Absorbs `blocks` into `acc` with a keyed state's powers H^1..H^len (`len` 1 or 4): one
-            /// block against H; more against H^4..H^1, computed and kept first if the state holds H
-            /// alone (`kept4`); more than four by [`crate::wide::hash_kept`], in strides of 8 against
+            /// block against H; up to four against H^4..H^1, computed and kept first if the state
+            /// holds H alone (`kept4`); five to seven as four against H^4..H^1, reduced, then the
+            /// rest (Horner's rule over the two runs, the powers in registers for both, as the x86
+            /// backends' `update_mid`: no table of H^5..H^8 for a few blocks more than the kept
+            /// powers cover); longer inputs by [`crate::wide::hash_kept`], in strides of 8 against
             /// H^8..H^1, H^8..H^5 computed for the call.
             pub fn update_small<const GHASH: bool>(small: &mut Small, len: &mut u8, acc: &mut u128, blocks: &[[u8; 16]]) {
                 let n = blocks.len();
+                if n > SMALL && n < STRIDE {
+                    let (head, tail) = blocks.split_at(SMALL);
+                    let kept = kept4(small, len);
+                    let mids = kept.map(|h| middle(h));
+                    let y = run_regs::<GHASH>(load_u128(acc), head, &kept, &mids);
+                    // One call per tail length, each with constant bounds: straight-line code.
+                    let y = match tail.len() {
+                        1 => run_regs::<GHASH>(y, tail, &kept[3..], &mids[3..]),
+                        2 => run_regs::<GHASH>(y, tail, &kept[2..], &mids[2..]),
+                        _ => run_regs::<GHASH>(y, tail, &kept[1..], &mids[1..]),
+                    };
+                    *acc = to_u128(y);
+                    return;
+                }
                 if n > SMALL {
                     let first = kept4(small, len).map(|v| vreinterpretq_u8_u64(v));
                     let [h4, h3, h2, h1] = first;
