@@ -55,7 +55,12 @@ pub(crate) trait Width: AesLanes {
 pub(crate) struct X86<W> {
     karatsuba: bool,
     /// Whether a message may leave this (512-bit) engine for the 256-bit one
-    /// ([`pace`]): keys made by `KeyInit` on Intel.
+    /// ([`pace`]): keys made by `KeyInit` on Intel. Read only by the 64-bit build, the one with
+    /// 512-bit engines.
+    #[cfg_attr(
+        not(target_arch = "x86_64"),
+        expect(dead_code, reason = "no 512-bit engine on 32-bit x86")
+    )]
     paced: bool,
     width: PhantomData<W>,
 }
