@@ -416,13 +416,15 @@ macro_rules! glue {
             /// never both (as [`GcmKey`]): our round keys of the key-generating key for a
             /// fused engine ([`FusedSiv`]; the cipher instance is not kept, and for the `aes`
             /// crate's types none is made), or the cipher and the POLYVAL backend of the
-            /// generic path ([`SivGenericKey`]), on the heap with the `alloc` feature.
+            /// generic path ([`SivGenericKey`]), held by [`Held`].
             ///
             /// The cipher's bytes (a union of round keys in the `aes` crate) have no invalid
             /// value for the variant's tag to use, so held inline the generic variant would make
-            /// every key 16 bytes larger than the cipher alone (RustCrypto's key); boxed, a key
-            /// is the fused variant's size and a tag, and the generic path (CPUs without AES
-            /// instructions, other ciphers, portable builds) pays one allocation per key.
+            /// every key 16 bytes larger than the cipher alone (RustCrypto's key); boxed (with
+            /// `alloc`, where the fused variant exists and `KeyInit` can pick it), a key is the
+            /// fused variant's size and a tag, and the generic path there (CPUs without AES
+            /// instructions, other ciphers) pays one allocation per key. Where every key is
+            /// generic (other architectures, the forced-portable build) it is inline.
             // The fused variant is the larger one with the `alloc` feature, the generic one
             // (352 bytes and more for the `aes` crate's types) without it.
             #[allow(clippy::large_enum_variant)]

@@ -73,7 +73,7 @@ macro_rules! gcm_glue {
         {
             /// The key: a fused engine's, or the cipher and GHASH's key for the generic two-pass
             /// path (`aead_engines::generic`), never both.
-            key: $crate::generic::$generic::GcmKey<Aes>,
+            key: $crate::Wiped<$crate::generic::$generic::GcmKey<Aes>>,
 
             /// Length of the nonce.
             nonce_size: core::marker::PhantomData<NonceSize>,
@@ -176,7 +176,7 @@ macro_rules! gcm_glue {
             #[inline]
             fn assemble(key: $crate::generic::$generic::GcmKey<Aes>) -> Self {
                 Self {
-                    key,
+                    key: $crate::Wiped::new(key),
                     nonce_size: core::marker::PhantomData,
                     tag_size: core::marker::PhantomData,
                 }
@@ -262,7 +262,7 @@ macro_rules! siv_glue {
         pub struct AesGcmSiv<Aes> {
             /// The key-generating key: our round keys for a fused engine, or the cipher and the
             /// POLYVAL backend of the generic path (`aead_engines::generic`), never both.
-            key: $crate::generic::$generic::SivKey<Aes>,
+            key: $crate::Wiped<$crate::generic::$generic::SivKey<Aes>>,
         }
 
         $crate::define_is_aes!();
@@ -285,12 +285,12 @@ macro_rules! siv_glue {
                 // The schedule is expanded into the key (`SivKey::keyed`), not built apart and
                 // then moved into it.
                 Self {
-                    key: $crate::generic::$generic::SivKey::keyed(
+                    key: $crate::Wiped::new($crate::generic::$generic::SivKey::keyed(
                         key,
                         engine,
                         is_aes::<Aes>(),
                         $polyval_backend(),
-                    ),
+                    )),
                 }
             }
         }
@@ -313,7 +313,9 @@ macro_rules! siv_glue {
                     is_aes::<Aes>(),
                     $polyval_backend(),
                 )
-                .map(|key| Self { key })
+                .map(|key| Self {
+                    key: $crate::Wiped::new(key),
+                })
             }
         }
 
@@ -323,10 +325,10 @@ macro_rules! siv_glue {
         {
             fn from(key_generating_key: Aes) -> Self {
                 Self {
-                    key: $crate::generic::$generic::SivKey::generic(
+                    key: $crate::Wiped::new($crate::generic::$generic::SivKey::generic(
                         key_generating_key,
                         $polyval_backend(),
-                    ),
+                    )),
                 }
             }
         }
@@ -344,7 +346,10 @@ macro_rules! siv_glue {
                 backend: $crate::glue::Backend,
             ) -> Option<Self> {
                 backend.is_available().then_some(Self {
-                    key: $crate::generic::$generic::SivKey::generic(key_generating_key, backend),
+                    key: $crate::Wiped::new($crate::generic::$generic::SivKey::generic(
+                        key_generating_key,
+                        backend,
+                    )),
                 })
             }
 

@@ -68,6 +68,7 @@ pub use ctr::Counter32;
 pub use engine::Engine;
 pub use fused::{Fused, TagMismatch};
 pub use inout::{self, InOutBuf};
+pub use wipe::Wiped;
 /// How keys on Intel's 512-bit engine pace their messages (see the module), and the hidden
 /// override of tests and benches.
 #[cfg(target_arch = "x86_64")]

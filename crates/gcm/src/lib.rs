@@ -318,8 +318,9 @@ where
     }
 }
 
-// No custom `Drop`: with `zeroize`, the key material is cleared by the fields' own drops (the
-// cipher's, the fused state's round keys and hash key, the generic path's `H`), which this
+// No `Drop` of its own: with `zeroize`, the key material is cleared by the fields' own drops (the
+// cipher's, the fused state's round keys and hash key, the generic path's `H`), and then every
+// byte of the key's place, padding included, by its holder (`aead_engines::Wiped`), which this
 // marker promises.
 #[cfg(feature = "zeroize")]
 impl<Aes, NonceSize, TagSize> zeroize::ZeroizeOnDrop for AesGcm<Aes, NonceSize, TagSize>

@@ -7,8 +7,9 @@
 //! Method: the state is built in a zero-filled `MaybeUninit` slot, its bytes are read, it is
 //! dropped in place with `ptr::drop_in_place`, and the slot is read again. The slot is still
 //! ours after the drop (the value's storage outlives its destructor), so the bytes left are
-//! exactly what the destructor left behind. A key on the generic path keeps its cipher on the
-//! heap (the `alloc` feature): the allocation the state makes is watched by this binary's
+//! exactly what the destructor left behind. A key on the generic path may keep its cipher on
+//! the heap (the `alloc` feature, on x86 and little-endian aarch64 outside the forced-portable
+//! build; inline elsewhere): the allocation the state makes, if any, is watched by this binary's
 //! global allocator, read while live, and copied as the destructor left it when it is freed;
 //! its bytes are checked with the slot's (the pointer to it zeroed in the slot's). Before the drop the state must be mostly non-zero
 //! (a check that cannot fail is a defect); after it, only bookkeeping may remain (backend
