@@ -22,36 +22,35 @@
 //! upstream does) and POLYVAL on `clmul_core`'s keyed state (H^2..H^4 at setup, higher powers
 //! as the message needs them), as a `GenericMessage`.
 
-/// The generic path's part of a key enum (`SivKey`): on the heap where the enum's fused variant
-/// is what keys normally hold (the `alloc` feature, on x86 and little-endian aarch64), so that
-/// the rarely used generic cipher does not make every key larger; inline where the generic
-/// path is the build's own (other architectures, which have no fused engine, and the
-/// forced-portable build, `--cfg polyval_backend="soft"`, whose `KeyInit` always picks it),
-/// so that a key there costs no allocation. Without `alloc`, inline everywhere.
-#[cfg(any(feature = "cipher-0.5", feature = "cipher-0.4"))]
-#[derive(Clone)]
-pub struct Held<T>(
-    #[cfg(all(
-        feature = "alloc",
-        any(
-            target_arch = "x86",
-            target_arch = "x86_64",
-            all(target_arch = "aarch64", target_endian = "little")
-        ),
-        not(polyval_backend = "soft")
-    ))]
-    alloc::boxed::Box<T>,
-    #[cfg(not(all(
-        feature = "alloc",
-        any(
-            target_arch = "x86",
-            target_arch = "x86_64",
-            all(target_arch = "aarch64", target_endian = "little")
-        ),
-        not(polyval_backend = "soft")
-    )))]
-    T,
-);
+/// Defines [`Held`] with its field boxed where `$cond` holds and inline elsewhere (the
+/// condition written once).
+macro_rules! held {
+    ($($cond:tt)+) => {
+        /// The generic path's part of a key enum (`SivKey`): on the heap where the enum's fused
+        /// variant is what keys normally hold (the `alloc` feature, on x86 and little-endian
+        /// aarch64), so that the rarely used generic cipher does not make every key larger;
+        /// inline where the generic path is the build's own (other architectures, which have no
+        /// fused engine, and the forced-portable build, `--cfg polyval_backend="soft"`, whose
+        /// `KeyInit` always picks it), so that a key there costs no allocation. Without
+        /// `alloc`, inline everywhere.
+        #[cfg(any(feature = "cipher-0.5", feature = "cipher-0.4"))]
+        #[derive(Clone)]
+        pub struct Held<T>(
+            #[cfg($($cond)+)] alloc::boxed::Box<T>,
+            #[cfg(not($($cond)+))] T,
+        );
+    };
+}
+
+held!(all(
+    feature = "alloc",
+    any(
+        target_arch = "x86",
+        target_arch = "x86_64",
+        all(target_arch = "aarch64", target_endian = "little")
+    ),
+    not(polyval_backend = "soft")
+));
 
 #[cfg(any(feature = "cipher-0.5", feature = "cipher-0.4"))]
 impl<T> Held<T> {
@@ -72,26 +71,6 @@ impl<T> core::ops::Deref for Held<T> {
         &self.0
     }
 }
-
-/// The length, in words, of the zeros beside the generic variant's box in AES-GCM-SIV's key
-/// (`SivKey`): the fused variant's size less the box's. A key's bytes are copied whole when
-/// it moves, and without them the bytes past the box would be whatever the stack held where
-/// the key was built (a copy of the cipher's key schedule among them), left behind by every
-/// drop. None where the variant holds the cipher inline ([`Held`]).
-#[cfg(any(feature = "cipher-0.5", feature = "cipher-0.4"))]
-pub const SIV_FILL: usize = if cfg!(all(
-    feature = "alloc",
-    any(
-        target_arch = "x86",
-        target_arch = "x86_64",
-        all(target_arch = "aarch64", target_endian = "little")
-    ),
-    not(polyval_backend = "soft")
-)) {
-    (core::mem::size_of::<crate::siv::FusedSiv>() - core::mem::size_of::<usize>()) / 8
-} else {
-    0
-};
 
 /// Defines the module `$module` for the `cipher` crate `$cipher`, whose traits go by the names
 /// given.
@@ -115,7 +94,7 @@ macro_rules! glue {
             #[cfg(any(target_arch = "x86", target_arch = "x86_64", all(target_arch = "aarch64", target_endian = "little")))]
             use crate::{Fused, siv::FusedSiv};
             use crate::{Engine, TagMismatch, ghash_tag, tag_matches};
-            use super::{Held, SIV_FILL};
+            use super::Held;
             use clmul_core::{Backend, Ghash, Polyval};
             use inout::InOutBuf;
             use $cipher::{
@@ -433,9 +412,8 @@ macro_rules! glue {
                 /// A fused engine's key-generating key (only where an engine exists).
                 #[cfg(any(target_arch = "x86", target_arch = "x86_64", all(target_arch = "aarch64", target_endian = "little")))]
                 Fused(FusedSiv),
-                /// The generic path's key-generating key and POLYVAL backend, and zeros as long
-                /// as the rest of the fused variant ([`SIV_FILL`]).
-                Generic(Held<SivGenericKey<C>>, [u64; SIV_FILL]),
+                /// The generic path's key-generating key and POLYVAL backend.
+                Generic(Held<SivGenericKey<C>>),
             }
 
             /// The generic path's key-generating key and the POLYVAL backend of its messages.
@@ -449,7 +427,7 @@ macro_rules! glue {
                 /// The generic path's key: `cipher` and POLYVAL on `backend`.
                 #[inline]
                 pub fn generic(cipher: C, backend: Backend) -> Self {
-                    SivKey::Generic(Held::new(SivGenericKey { cipher, backend }), [0; SIV_FILL])
+                    SivKey::Generic(Held::new(SivGenericKey { cipher, backend }))
                 }
             }
 
@@ -549,7 +527,7 @@ macro_rules! glue {
                     match self {
                         #[cfg(any(target_arch = "x86", target_arch = "x86_64", all(target_arch = "aarch64", target_endian = "little")))]
                         SivKey::Fused(_) => Backend::detect(),
-                        SivKey::Generic(g, _) => g.backend,
+                        SivKey::Generic(g) => g.backend,
                     }
                 }
             }
@@ -566,7 +544,7 @@ macro_rules! glue {
                     match self {
                         #[cfg(any(target_arch = "x86", target_arch = "x86_64", all(target_arch = "aarch64", target_endian = "little")))]
                         SivKey::Fused(f) => f.seal(nonce, aad, buffer),
-                        SivKey::Generic(g, _) => {
+                        SivKey::Generic(g) => {
                             let k = SivGeneric {
                                 cipher: &g.cipher,
                                 backend: g.backend,
@@ -588,7 +566,7 @@ macro_rules! glue {
                     match self {
                         #[cfg(any(target_arch = "x86", target_arch = "x86_64", all(target_arch = "aarch64", target_endian = "little")))]
                         SivKey::Fused(f) => f.open(nonce, aad, buffer, tag),
-                        SivKey::Generic(g, _) => {
+                        SivKey::Generic(g) => {
                             let k = SivGeneric {
                                 cipher: &g.cipher,
                                 backend: g.backend,
