@@ -56,6 +56,10 @@ held!(all(
 impl<T> Held<T> {
     /// Holds `value`.
     #[inline]
+    #[allow(
+        clippy::useless_conversion,
+        reason = "the identity where the field is inline, `Box::from` where it is boxed"
+    )]
     pub fn new(value: T) -> Self {
         // `Box::from` or the value itself (`From<T> for T`), whichever the field is.
         Self(value.into())
@@ -404,8 +408,8 @@ macro_rules! glue {
             /// fused variant's size and a tag, and the generic path there (CPUs without AES
             /// instructions, other ciphers) pays one allocation per key. Where every key is
             /// generic (other architectures, the forced-portable build) it is inline.
-            // The fused variant is the larger one with the `alloc` feature, the generic one
-            // (352 bytes and more for the `aes` crate's types) without it.
+            // The fused variant is the larger one where `Held` boxes, the generic one (352
+            // bytes and more for the `aes` crate's types) where it holds the cipher inline.
             #[allow(clippy::large_enum_variant)]
             #[derive(Clone)]
             pub enum SivKey<C> {

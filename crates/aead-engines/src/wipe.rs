@@ -54,45 +54,51 @@ impl<T> Drop for Wiped<T> {
         // which the drop glue leaves alone), and is not used as a `T` again: only its bytes are
         // written below.
         unsafe { ManuallyDrop::drop(&mut self.0) };
+        // SAFETY: the place is this value's own `size_of::<T>()` bytes, writable through
+        // `&mut self`; the dead value's bytes may hold anything, zeros included.
         #[cfg(feature = "zeroize")]
-        {
-            let p = core::ptr::from_mut(&mut self.0).cast::<u8>();
-            let len = core::mem::size_of::<T>();
-            let mut at = 0;
-            while at + 16 <= len {
-                // SAFETY: `p + at .. p + at + 16` lies within this value's place (`at + 16 <=
-                // size_of::<T>()`), which is ours and writable (`&mut self`); `[u8; 16]`
-                // needs no alignment, and the dead value's bytes may hold anything.
-                unsafe { p.add(at).cast::<[u8; 16]>().write_volatile([0; 16]) };
-                at += 16;
-            }
-            while at < len {
-                // SAFETY: as above, one byte within the place (`at < size_of::<T>()`).
-                unsafe { p.add(at).write_volatile(0) };
-                at += 1;
-            }
-            core::sync::atomic::compiler_fence(core::sync::atomic::Ordering::SeqCst);
-        }
+        unsafe {
+            clear(
+                core::ptr::from_mut(&mut self.0).cast::<u8>(),
+                core::mem::size_of::<T>(),
+            )
+        };
     }
+}
+
+/// Writes zeros over the `len` bytes at `p` with volatile stores, sixteen bytes at a time, then
+/// a compiler fence.
+///
+/// # Safety
+///
+/// `p` must be valid for writes of `len` bytes, and nothing may rely on their old values (any
+/// bytes, padding and uninitialised ones too; no alignment is needed).
+#[cfg(feature = "siv-wipe")]
+#[inline]
+unsafe fn clear(p: *mut u8, len: usize) {
+    let mut at = 0;
+    while at + 16 <= len {
+        // SAFETY: `p + at .. p + at + 16` lies within the caller's `len` writable bytes
+        // (`at + 16 <= len`); `[u8; 16]` needs no alignment.
+        unsafe { p.add(at).cast::<[u8; 16]>().write_volatile([0; 16]) };
+        at += 16;
+    }
+    while at < len {
+        // SAFETY: as above, one byte within them (`at < len`).
+        unsafe { p.add(at).write_volatile(0) };
+        at += 1;
+    }
+    core::sync::atomic::compiler_fence(core::sync::atomic::Ordering::SeqCst);
 }
 
 /// Clears `bytes`.
 #[inline]
 pub(crate) fn wipe(bytes: &mut [u8]) {
+    // SAFETY: a `&mut [u8]` is valid for writes of its length.
     #[cfg(feature = "siv-wipe")]
-    {
-        let (chunks, rest) = bytes.as_chunks_mut::<16>();
-        for c in chunks {
-            // SAFETY: `c` is a valid `&mut [u8; 16]`, so the pointer is non-null, aligned
-            // (arrays of bytes need no alignment) and writable for 16 bytes.
-            unsafe { core::ptr::write_volatile(c, [0; 16]) };
-        }
-        for b in rest {
-            // SAFETY: as above, for one byte.
-            unsafe { core::ptr::write_volatile(b, 0) };
-        }
-        core::sync::atomic::compiler_fence(core::sync::atomic::Ordering::SeqCst);
-    }
+    unsafe {
+        clear(bytes.as_mut_ptr(), bytes.len())
+    };
     #[cfg(not(feature = "siv-wipe"))]
     let _ = bytes;
 }
