@@ -26,8 +26,8 @@
 /// condition written once).
 macro_rules! held {
     ($($cond:tt)+) => {
-        /// The generic path's part of a key enum (`SivKey`): on the heap where the enum's fused
-        /// variant is what keys normally hold (the `alloc` feature, on x86 and little-endian
+        /// The generic path's part of a key enum (`GcmKey`, `SivKey`): on the heap where the
+        /// enum's fused variant is what keys normally hold (the `alloc` feature, on x86 and little-endian
         /// aarch64), so that the rarely used generic cipher does not make every key larger;
         /// inline where the generic path is the build's own (other architectures, which have no
         /// fused engine, and the forced-portable build, `--cfg polyval_backend="soft"`, whose
@@ -199,9 +199,10 @@ macro_rules! glue {
             /// counter wrapping mod 2^32, tag mask `E_K(J0)`); a refused decryption leaves the
             /// output as it was. At most `2^32 - 2` blocks are ever requested (the crates'
             /// length checks), so the counter never comes back to J0.
-            // The generic variant holds the cipher (352 bytes and more for the `aes` crate's
-            // types; clippy sees only the 17 bytes beside it), and a `no_std` key has no heap
-            // to box either in.
+            // Where `Held` boxes, the fused variant is the larger one (our round keys and
+            // H^1..H^12, about 450 bytes, against a pointer); where it does not, the generic
+            // one (352 bytes and more for the `aes` crate's types, 720 for the `aes` 0.8
+            // generation's AES-128, whose cipher keeps a software schedule beside AES-NI's).
             #[allow(clippy::large_enum_variant)]
             #[derive(Clone)]
             pub enum GcmKey<C> {
@@ -209,8 +210,10 @@ macro_rules! glue {
                 /// generic path's alone, no larger than RustCrypto's).
                 #[cfg(any(target_arch = "x86", target_arch = "x86_64", all(target_arch = "aarch64", target_endian = "little")))]
                 Fused(Fused),
-                /// The generic two-pass path's key.
-                Generic(GcmGeneric<C>),
+                /// The generic two-pass path's key, held by [`Held`]: on the heap where
+                /// `KeyInit` keys are fused, so that a key is the fused state's size (with
+                /// the `aes` 0.8 generation's ciphers, 736 and 992 bytes inline).
+                Generic(Held<GcmGeneric<C>>),
             }
 
             /// The generic path's key: see [`GcmKey`].
@@ -237,11 +240,11 @@ macro_rules! glue {
                 fn generic(cipher: C, backend: Backend) -> Self {
                     let mut h = [0u8; 16];
                     encrypt_each(&cipher, core::slice::from_mut(&mut h));
-                    GcmKey::Generic(GcmGeneric {
+                    GcmKey::Generic(Held::new(GcmGeneric {
                         cipher,
                         h: Secret16(h),
                         backend,
-                    })
+                    }))
                 }
 
                 /// The engine this key runs on ([`Engine::Generic`] for the two-pass path).
@@ -326,28 +329,33 @@ macro_rules! glue {
             impl<C: $Encrypt<BlockSize = U16> + KeyInit> GcmKey<C> {
                 /// `KeyInit::new`'s key: [`GcmKey::new`] on `engine`, or the generic path's if
                 /// the CPU cannot run `engine` or `C` is not AES under `key`. The fused state
-                /// is written where it stays (no `Option` around it: each layer was a copy of
-                /// the key).
+                /// is written where it stays, and every path returns the same local (no
+                /// `Option` around it, no second return value: each was a copy of the key).
                 #[inline]
                 pub fn keyed(key: &Key<C>, engine: Engine, known_aes: bool) -> Self {
                     #[cfg(any(target_arch = "x86", target_arch = "x86_64", all(target_arch = "aarch64", target_endian = "little")))]
-                    // `KeyInit`'s token is paced (`crate::x86::pace`): on Intel, a message after
-                    // a rest may run on the 256-bit engine.
-                    if let Some(token) = crate::fused::Token::detect(engine).map(crate::fused::Token::paced) {
-                        let mut h = [0u8; 16];
-                        let mut out = GcmKey::Fused(Fused::empty(token));
-                        let ok = match &mut out {
-                            GcmKey::Fused(f) => f.init(key, check_block::<C>(key, known_aes, &mut h)),
-                            GcmKey::Generic(_) => false,
+                    {
+                        // `KeyInit`'s token is paced (`crate::x86::pace`): on Intel, a message
+                        // after a rest may run on the 256-bit engine.
+                        let mut out = match crate::fused::Token::detect(engine) {
+                            Some(token) => GcmKey::Fused(Fused::empty(token.paced())),
+                            None => Self::from_cipher(C::new(key)),
                         };
-                        wipe(&mut h);
-                        if ok {
-                            return out;
+                        if let GcmKey::Fused(f) = &mut out {
+                            let mut h = [0u8; 16];
+                            let ok = f.init(key, check_block::<C>(key, known_aes, &mut h));
+                            wipe(&mut h);
+                            if !ok {
+                                out = Self::from_cipher(C::new(key));
+                            }
                         }
+                        out
                     }
                     #[cfg(not(any(target_arch = "x86", target_arch = "x86_64", all(target_arch = "aarch64", target_endian = "little"))))]
-                    let _ = (engine, known_aes);
-                    Self::from_cipher(C::new(key))
+                    {
+                        let _ = (engine, known_aes);
+                        Self::from_cipher(C::new(key))
+                    }
                 }
 
                 /// The key `key` on `engine`: for a fused engine, `None` if this CPU cannot

@@ -49,7 +49,11 @@ fn check(sizes: &[(usize, usize, &'static str)], slack: usize) {
 }
 
 /// AES-GCM: ours holds our round keys and H^1..H^12 (a message builds the rest of the powers
-/// it multiplies by for itself), or the cipher and `H` on the generic path.
+/// it multiplies by for itself), or (the generic path) the cipher and `H`, in a box with the
+/// `alloc` feature on x86 and little-endian aarch64 outside the forced-portable build (as
+/// AES-GCM-SIV's generic key): there both key sizes are the fused state's (496 bytes on
+/// x86_64; RustCrypto's `aes-gcm` 0.10.3, whose `aes` 0.8 ciphers keep a software schedule
+/// beside AES-NI's, 736 and 992).
 ///
 /// In a build with `--cfg polyval_backend="soft"` RustCrypto's GHASH keeps only its portable
 /// backend's 32 bytes (its `Aes128Gcm` is 384 bytes there, 496 otherwise), while ours keeps
