@@ -10,6 +10,8 @@ use core::arch::x86::*;
 use core::arch::x86_64::*;
 
 use super::Lanes;
+#[cfg(target_arch = "x86_64")]
+use super::lanes::{load_short, store_short};
 
 /// Writes `impl Lanes for $ty` (plus the `overrides`, methods in place of the trait's
 /// defaults). `$from128` puts a block in every lane, `$zext` in lane 0 only, `$to128` takes
@@ -197,6 +199,41 @@ x86_lanes! {
     from128: _mm256_broadcastsi128_si256, zext: _mm256_zextsi128_si256,
     to128: _mm256_castsi256_si128, fold: fold256,
     overrides: {
+        #[inline(always)]
+        unsafe fn load_partial(p: *const u8, n: usize) -> Self {
+            // SAFETY: the caller guarantees `n` readable bytes at `p` (all 32 read when `n`
+            // is 32 or more, the first 16 and `n - 16` after them when it is 16 or more); the
+            // caller's features.
+            unsafe {
+                if n >= 32 {
+                    _mm256_loadu_si256(p.cast())
+                } else if n >= 16 {
+                    let hi = load_short::<__m128i>(p.add(16), n - 16);
+                    _mm256_inserti128_si256::<1>(
+                        _mm256_castsi128_si256(_mm_loadu_si128(p.cast())),
+                        hi,
+                    )
+                } else {
+                    _mm256_zextsi128_si256(load_short::<__m128i>(p, n))
+                }
+            }
+        }
+
+        #[inline(always)]
+        unsafe fn store_partial(p: *mut u8, n: usize, v: Self) {
+            // SAFETY: as above, for writes.
+            unsafe {
+                if n >= 32 {
+                    _mm256_storeu_si256(p.cast(), v)
+                } else if n >= 16 {
+                    _mm_storeu_si128(p.cast(), _mm256_castsi256_si128(v));
+                    store_short(p.add(16), n - 16, _mm256_extracti128_si256::<1>(v));
+                } else {
+                    store_short(p, n, _mm256_castsi256_si128(v));
+                }
+            }
+        }
+
         #[inline(always)]
         unsafe fn load_top(p: *const u8, _: usize) -> Self {
             // SAFETY: the caller guarantees 16 readable bytes (`n` is 1, the only value
