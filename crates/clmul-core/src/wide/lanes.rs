@@ -86,9 +86,9 @@ pub trait Lanes: Copy {
     unsafe fn store(p: *mut u8, v: Self);
 
     /// The first `n <= 16 * BLOCKS` bytes from `p`, the rest zero. A one-block register
-    /// builds a partial block in general registers ([`load_short`]); a wider one loads a
+    /// builds a partial block in general registers (`load_short`); a wider one loads a
     /// zero-padded copy on the stack whole (the 256-bit registers override it with
-    /// [`load_short`] on a lane, AVX-512 with a byte-masked load).
+    /// `load_short` on a lane, AVX-512 with a byte-masked load).
     ///
     /// # Safety
     /// `n` bytes at `p` are readable and `n <= 16 * BLOCKS`.
@@ -151,8 +151,9 @@ pub trait Lanes: Copy {
     }
 
     /// Stores the first `n <= 16 * BLOCKS` bytes of `v` to `p`: a one-block register through
-    /// [`store_short`], a wider one through a stack copy (the 256-bit registers override it
-    /// with [`store_short`] on a lane, AVX-512 with a byte-masked store).
+    /// `store_short` (its block in general registers, stored in pieces), a wider one through a
+    /// stack copy (the 256-bit registers override it with `store_short` on a lane, AVX-512
+    /// with a byte-masked store).
     ///
     /// # Safety
     /// `n` bytes at `p` are writable and `n <= 16 * BLOCKS`.
