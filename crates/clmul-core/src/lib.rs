@@ -94,7 +94,7 @@ pub use cpufeatures as __cpufeatures;
 /// AVX-512 three-way XOR (the backend tests).
 #[doc(hidden)]
 pub mod __private {
-    pub use crate::state::pad_block;
+    pub use crate::soft::pad_block;
     pub use crate::taint::declassify;
     #[cfg(target_arch = "x86_64")]
     pub use crate::x86::is_intel;

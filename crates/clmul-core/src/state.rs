@@ -31,6 +31,7 @@ use core::sync::atomic::{AtomicU8, Ordering};
 
 use crate::backend::Available;
 use crate::powers::{SMALL, Small};
+use crate::soft::pad_block;
 use crate::{Backend, soft};
 
 /// Hands `data` to `f` as its whole blocks, then, if there is one, its final partial block
@@ -45,34 +46,6 @@ pub fn for_padded_blocks(data: &[u8], mut f: impl FnMut(&[[u8; 16]])) {
     if !rest.is_empty() {
         f(&[pad_block(rest)]);
     }
-}
-
-/// `rest` (1 to 15 bytes) zero-padded to a block, with a few overlapping word reads instead
-/// of calls to `memset` and `memcpy` (the length is public; the branches are on it only).
-#[inline]
-pub fn pad_block(rest: &[u8]) -> [u8; 16] {
-    let n = rest.len();
-    debug_assert!((1..16).contains(&n));
-    let word = |at: usize, w: usize| -> u64 {
-        let mut b = [0u8; 8];
-        b[..w].copy_from_slice(&rest[at..at + w]);
-        u64::from_le_bytes(b)
-    };
-    let v: u128 = if n >= 8 {
-        // Bytes 0..8, and bytes n-8..n shifted down so that only bytes 8..n remain.
-        let lo = word(0, 8);
-        let hi = word(n - 8, 8).checked_shr(8 * (16 - n) as u32).unwrap_or(0);
-        u128::from(lo) | (u128::from(hi) << 64)
-    } else if n >= 4 {
-        // Bytes 0..4 and n-4..n (overlapping bytes are equal).
-        let a = word(0, 4);
-        let b = word(n - 4, 4) << (8 * (n - 4) as u32);
-        u128::from(a | b)
-    } else {
-        let (a, b, c) = (rest[0], rest[n / 2], rest[n - 1]);
-        u128::from(a) | (u128::from(b) << (8 * (n / 2))) | (u128::from(c) << (8 * (n - 1)))
-    };
-    v.to_le_bytes()
 }
 
 /// A keyed POLYVAL (`GHASH = false`) or GHASH (`GHASH = true`) state.

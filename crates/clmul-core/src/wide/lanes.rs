@@ -296,7 +296,7 @@ pub unsafe fn xor3<L: Lanes>(a: L, b: L, c: L) -> L {
 
 /// The `n < 16` bytes at `p`, zero-padded to a block, in a one-block register: the block is
 /// built in general registers from a few word loads inside the `n` bytes
-/// ([`pad_block`](crate::state::pad_block)) and moved over whole, instead of being copied
+/// ([`pad_block`](crate::soft::pad_block)) and moved over whole, instead of being copied
 /// into a stack buffer, which costs a `memcpy` call for a length known only at run time and
 /// then a vector load that no store forwards to (together about 25 ns of a 400-byte AES-GCM
 /// message with 16 bytes of AAD on AMD Zen 3). The branches are on `n`, a public length.
@@ -312,7 +312,7 @@ pub(crate) unsafe fn load_short<L: Lanes>(p: *const u8, n: usize) -> L {
     }
     // SAFETY: the caller guarantees `n` readable bytes at `p` (`pad_block` reads at most
     // 15 of them, all inside the slice).
-    let b = crate::state::pad_block(unsafe { core::slice::from_raw_parts(p, n.min(15)) });
+    let b = crate::soft::pad_block(unsafe { core::slice::from_raw_parts(p, n.min(15)) });
     // SAFETY: 16 readable bytes, one block; the caller's features.
     unsafe { L::load(b.as_ptr()) }
 }
