@@ -85,25 +85,14 @@ pub trait Lanes: Copy {
     /// `16 * BLOCKS` bytes at `p` are writable.
     unsafe fn store(p: *mut u8, v: Self);
 
-    /// The first `n <= 16 * BLOCKS` bytes from `p`, the rest zero. A one-block register
-    /// builds a partial block in general registers (`load_short`); a wider one loads a
-    /// zero-padded copy on the stack whole (the 256-bit registers override it with
-    /// `load_short` on a lane, AVX-512 with a byte-masked load).
+    /// The first `n <= 16 * BLOCKS` bytes from `p`, the rest zero: a zero-padded copy on the
+    /// stack, loaded whole (the 256-bit registers override it with `load_short` on a lane,
+    /// AVX-512 with a byte-masked load).
     ///
     /// # Safety
     /// `n` bytes at `p` are readable and `n <= 16 * BLOCKS`.
     #[inline(always)]
     unsafe fn load_partial(p: *const u8, n: usize) -> Self {
-        if Self::BLOCKS == 1 {
-            // SAFETY: the caller guarantees `n` readable bytes at `p`, 16 if `n >= 16`.
-            return unsafe {
-                if n >= 16 {
-                    Self::load(p)
-                } else {
-                    load_short::<Self>(p, n)
-                }
-            };
-        }
         let mut buf = [0u8; 64];
         let n = n.min(16 * Self::BLOCKS);
         // SAFETY: the caller guarantees `n` readable bytes at `p`; `buf` has 64 >= n.
@@ -150,25 +139,14 @@ pub trait Lanes: Copy {
         }
     }
 
-    /// Stores the first `n <= 16 * BLOCKS` bytes of `v` to `p`: a one-block register through
-    /// `store_short` (its block in general registers, stored in pieces), a wider one through a
-    /// stack copy (the 256-bit registers override it with `store_short` on a lane, AVX-512
-    /// with a byte-masked store).
+    /// Stores the first `n <= 16 * BLOCKS` bytes of `v` to `p`, through a stack copy (the
+    /// 256-bit registers override it with `store_short` on a lane, AVX-512 with a byte-masked
+    /// store).
     ///
     /// # Safety
     /// `n` bytes at `p` are writable and `n <= 16 * BLOCKS`.
     #[inline(always)]
     unsafe fn store_partial(p: *mut u8, n: usize, v: Self) {
-        if Self::BLOCKS == 1 {
-            // SAFETY: the caller guarantees `n` writable bytes at `p`, 16 if `n >= 16`.
-            return unsafe {
-                if n >= 16 {
-                    Self::store(p, v)
-                } else {
-                    store_short::<Self>(p, n, v)
-                }
-            };
-        }
         let mut buf = [0u8; 64];
         let n = n.min(16 * Self::BLOCKS);
         // SAFETY: `buf` has 64 >= 16 * BLOCKS writable bytes; the caller guarantees `n`
@@ -301,8 +279,15 @@ pub unsafe fn xor3<L: Lanes>(a: L, b: L, c: L) -> L {
 /// then a vector load that no store forwards to (together about 25 ns of a 400-byte AES-GCM
 /// message with 16 bytes of AAD on AMD Zen 3). The branches are on `n`, a public length.
 ///
+/// The 256-bit registers use it (and [`store_short`]) on their partial lane; the one-block
+/// registers keep the trait's stack copy: in the AES-NI engine, the constant-time check's
+/// disassembly analysis could not tell the branches on lengths that follow these pieces from
+/// branches on data (its registers and stack slots are "may hold data" across the tail loop),
+/// and ARM's code has no such check to pass.
+///
 /// # Safety
 /// `n` bytes at `p` are readable; `L`'s features.
+#[cfg(target_arch = "x86_64")]
 #[inline(always)]
 pub(crate) unsafe fn load_short<L: Lanes>(p: *const u8, n: usize) -> L {
     const { assert!(L::BLOCKS == 1) };
@@ -317,40 +302,47 @@ pub(crate) unsafe fn load_short<L: Lanes>(p: *const u8, n: usize) -> L {
     unsafe { L::load(b.as_ptr()) }
 }
 
-/// Stores the first `n < 16` bytes of the one-block register `v` to `p`: eight, four, two and
-/// one bytes as the bits of `n` say, from the block in general registers (no `memcpy` call;
-/// see [`load_short`]).
+/// Stores the first `n < 16` bytes of the one-block register `v` to `p`: the register is
+/// stored whole to the stack, and eight, four, two and one bytes of it, as the bits of `n`
+/// say, are read back and stored to `p` (no `memcpy` call; see [`load_short`]). The reads
+/// back are volatile: the compiler would otherwise take the pieces from the vector register
+/// itself (`vmovq`, `vpextrq`), moving data into general-purpose registers as values, which
+/// the constant-time check's disassembly rules refuse in a SIMD kernel; read from memory,
+/// they are loads of the stack slot the register was stored to, which it tracks as data.
 ///
 /// # Safety
 /// `n` bytes at `p` are writable; `L`'s features.
+#[cfg(target_arch = "x86_64")]
 #[inline(always)]
 pub(crate) unsafe fn store_short<L: Lanes>(p: *mut u8, n: usize, v: L) {
     const { assert!(L::BLOCKS == 1) };
-    let mut b = [0u8; 16];
+    // 16-byte aligned, so that each piece below is read at its own alignment.
+    let mut b = [0u128; 1];
+    let src = b.as_mut_ptr().cast::<u8>();
     // SAFETY: 16 writable bytes, one block; the caller's features.
-    unsafe { L::store(b.as_mut_ptr(), v) };
-    let mut w = u128::from_le_bytes(b);
+    unsafe { L::store(src, v) };
     let mut at = 0;
     // SAFETY: each write lies inside the caller's `n` writable bytes: the pieces' sizes are
-    // the bits of `n < 16`, taken from the largest, so they end at `n`.
+    // the bits of `n < 16`, taken from the largest, so they end at `n`. Each read lies inside
+    // `b` at a multiple of its size (`at` is a sum of larger powers of two).
     unsafe {
         if n & 8 != 0 {
-            p.add(at).cast::<u64>().write_unaligned((w as u64).to_le());
-            w >>= 64;
+            let w = src.add(at).cast::<u64>().read_volatile();
+            p.add(at).cast::<u64>().write_unaligned(w);
             at += 8;
         }
         if n & 4 != 0 {
-            p.add(at).cast::<u32>().write_unaligned((w as u32).to_le());
-            w >>= 32;
+            let w = src.add(at).cast::<u32>().read_volatile();
+            p.add(at).cast::<u32>().write_unaligned(w);
             at += 4;
         }
         if n & 2 != 0 {
-            p.add(at).cast::<u16>().write_unaligned((w as u16).to_le());
-            w >>= 16;
+            let w = src.add(at).cast::<u16>().read_volatile();
+            p.add(at).cast::<u16>().write_unaligned(w);
             at += 2;
         }
         if n & 1 != 0 {
-            p.add(at).write(w as u8);
+            p.add(at).write(src.add(at).read_volatile());
         }
     }
 }
