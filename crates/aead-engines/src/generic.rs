@@ -27,12 +27,12 @@
 macro_rules! held {
     ($($cond:tt)+) => {
         /// The generic path's part of a key enum (`GcmKey`, `SivKey`): on the heap where the
-        /// enum's fused variant is what keys normally hold (the `alloc` feature, on x86 and little-endian
-        /// aarch64), so that the rarely used generic cipher does not make every key larger;
-        /// inline where the generic path is the build's own (other architectures, which have no
-        /// fused engine, and the forced-portable build, `--cfg polyval_backend="soft"`, whose
-        /// `KeyInit` always picks it), so that a key there costs no allocation. Without
-        /// `alloc`, inline everywhere.
+        /// enum's fused variant is what keys normally hold (the `alloc` feature, on x86 and
+        /// little-endian aarch64), so that the rarely used generic cipher does not make every
+        /// key larger; inline where the generic path is the build's own (other architectures,
+        /// which have no fused engine, and the forced-portable build,
+        /// `--cfg polyval_backend="soft"`, whose `KeyInit` always picks it), so that a key
+        /// there costs no allocation. Without `alloc`, inline everywhere.
         #[cfg(any(feature = "cipher-0.5", feature = "cipher-0.4"))]
         #[derive(Clone)]
         pub struct Held<T>(
@@ -200,7 +200,7 @@ macro_rules! glue {
             /// output as it was. At most `2^32 - 2` blocks are ever requested (the crates'
             /// length checks), so the counter never comes back to J0.
             // Where `Held` boxes, the fused variant is the larger one (our round keys and
-            // H^1..H^12, about 450 bytes, against a pointer); where it does not, the generic
+            // H^1..H^12, 496 bytes on x86_64, against a pointer); where it does not, the generic
             // one (352 bytes and more for the `aes` crate's types, 720 for the `aes` 0.8
             // generation's AES-128, whose cipher keeps a software schedule beside AES-NI's).
             #[allow(clippy::large_enum_variant)]

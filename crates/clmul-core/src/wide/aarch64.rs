@@ -1,8 +1,7 @@
 //! [`Lanes`] on ARMv8 NEON registers (one block each), with PMULL for the carry-less
 //! products: what the `Pmull` backends and `aead-engines`' ARMv8 engines run. PMULL multiplies
 //! the low or the high halves only (the hash's Karatsuba form needs nothing else); there are no
-//! masked loads and stores (a partial block is built in, or stored from, general registers:
-//! the trait's default for one-block registers).
+//! masked loads and stores (a partial block goes through the stack, the trait's default).
 //! GHASH's byte reflection is `REV64` + `EXT`; the hash takes its data half-swapped instead
 //! (`SWAP_REFLECT`), one `REV64` a block.
 

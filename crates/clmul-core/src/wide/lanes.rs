@@ -86,8 +86,8 @@ pub trait Lanes: Copy {
     unsafe fn store(p: *mut u8, v: Self);
 
     /// The first `n <= 16 * BLOCKS` bytes from `p`, the rest zero: a zero-padded copy on the
-    /// stack, loaded whole (the 256-bit registers override it with `load_short` on a lane,
-    /// AVX-512 with a byte-masked load).
+    /// stack, loaded whole (the 256-bit registers override it without the copy, AVX-512 with a
+    /// byte-masked load).
     ///
     /// # Safety
     /// `n` bytes at `p` are readable and `n <= 16 * BLOCKS`.
@@ -140,8 +140,7 @@ pub trait Lanes: Copy {
     }
 
     /// Stores the first `n <= 16 * BLOCKS` bytes of `v` to `p`, through a stack copy (the
-    /// 256-bit registers override it with `store_short` on a lane, AVX-512 with a byte-masked
-    /// store).
+    /// 256-bit registers override it without the copy, AVX-512 with a byte-masked store).
     ///
     /// # Safety
     /// `n` bytes at `p` are writable and `n <= 16 * BLOCKS`.
@@ -268,81 +267,6 @@ pub unsafe fn xor3<L: Lanes>(a: L, b: L, c: L) -> L {
             L::xor(a, L::xor(b, c))
         } else {
             L::xor3_native(a, b, c)
-        }
-    }
-}
-
-/// The `n < 16` bytes at `p`, zero-padded to a block, in a one-block register: the block is
-/// built in general registers from a few word loads inside the `n` bytes
-/// ([`pad_block`](crate::soft::pad_block)) and moved over whole, instead of being copied
-/// into a stack buffer, which costs a `memcpy` call for a length known only at run time and
-/// then a vector load that no store forwards to (together about 25 ns of a 400-byte AES-GCM
-/// message with 16 bytes of AAD on AMD Zen 3). The branches are on `n`, a public length.
-///
-/// The 256-bit registers use it (and [`store_short`]) on their partial lane; the one-block
-/// registers keep the trait's stack copy: in the AES-NI engine, the constant-time check's
-/// disassembly analysis could not tell the branches on lengths that follow these pieces from
-/// branches on data (its registers and stack slots are "may hold data" across the tail loop),
-/// and ARM's code has no such check to pass.
-///
-/// # Safety
-/// `n` bytes at `p` are readable; `L`'s features.
-#[cfg(target_arch = "x86_64")]
-#[inline(always)]
-pub(crate) unsafe fn load_short<L: Lanes>(p: *const u8, n: usize) -> L {
-    const { assert!(L::BLOCKS == 1) };
-    if n == 0 {
-        // SAFETY: the caller's features.
-        return unsafe { L::zero() };
-    }
-    // SAFETY: the caller guarantees `n` readable bytes at `p` (`pad_block` reads at most
-    // 15 of them, all inside the slice).
-    let b = crate::soft::pad_block(unsafe { core::slice::from_raw_parts(p, n.min(15)) });
-    // SAFETY: 16 readable bytes, one block; the caller's features.
-    unsafe { L::load(b.as_ptr()) }
-}
-
-/// Stores the first `n < 16` bytes of the one-block register `v` to `p`: the register is
-/// stored whole to the stack, and eight, four, two and one bytes of it, as the bits of `n`
-/// say, are read back and stored to `p` (no `memcpy` call; see [`load_short`]). The reads
-/// back are volatile: the compiler would otherwise take the pieces from the vector register
-/// itself (`vmovq`, `vpextrq`), moving data into general-purpose registers as values, which
-/// the constant-time check's disassembly rules refuse in a SIMD kernel; read from memory,
-/// they are loads of the stack slot the register was stored to, which it tracks as data.
-///
-/// # Safety
-/// `n` bytes at `p` are writable; `L`'s features.
-#[cfg(target_arch = "x86_64")]
-#[inline(always)]
-pub(crate) unsafe fn store_short<L: Lanes>(p: *mut u8, n: usize, v: L) {
-    const { assert!(L::BLOCKS == 1) };
-    // 16-byte aligned, so that each piece below is read at its own alignment.
-    let mut b = [0u128; 1];
-    let src = b.as_mut_ptr().cast::<u8>();
-    // SAFETY: 16 writable bytes, one block; the caller's features.
-    unsafe { L::store(src, v) };
-    let mut at = 0;
-    // SAFETY: each write lies inside the caller's `n` writable bytes: the pieces' sizes are
-    // the bits of `n < 16`, taken from the largest, so they end at `n`. Each read lies inside
-    // `b` at a multiple of its size (`at` is a sum of larger powers of two).
-    unsafe {
-        if n & 8 != 0 {
-            let w = src.add(at).cast::<u64>().read_volatile();
-            p.add(at).cast::<u64>().write_unaligned(w);
-            at += 8;
-        }
-        if n & 4 != 0 {
-            let w = src.add(at).cast::<u32>().read_volatile();
-            p.add(at).cast::<u32>().write_unaligned(w);
-            at += 4;
-        }
-        if n & 2 != 0 {
-            let w = src.add(at).cast::<u16>().read_volatile();
-            p.add(at).cast::<u16>().write_unaligned(w);
-            at += 2;
-        }
-        if n & 1 != 0 {
-            p.add(at).write(src.add(at).read_volatile());
         }
     }
 }
