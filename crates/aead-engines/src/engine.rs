@@ -312,9 +312,33 @@ impl<const SHORT: bool, const HALF: bool> Job for Gcm<'_, SHORT, HALF> {
                     &self.lengths,
                 )
             } else if HALF {
-                // Only the 256-bit engine takes `HALF` (`Isa::GCM_HALF_BELOW`): eight
-                // registers an iteration, so four here.
-                m.crypt::<L, Inc32, GhashDomain, 4, KARATSUBA>(&ks, self.ctr(), &self.lengths)
+                // Only the 256-bit engine takes `HALF` (`Isa::GCM_HALF_BELOW`): below
+                // `GROUPED_BELOW` bytes groups of four of its two-block registers on the key's
+                // kept powers, otherwise (or with a longer AAD, or the kernel tests' tables)
+                // stitched iterations of four registers.
+                match m.powers.kept() {
+                    Some(kept)
+                        if m.len < kernel::GROUPED_BELOW
+                            && m.aad.len().div_ceil(16) <= kernel::GROUPED_AAD =>
+                    {
+                        kernel::crypt_grouped::<L, Inc32, GhashDomain, KARATSUBA>(
+                            &ks,
+                            kept,
+                            self.ctr(),
+                            m.aad,
+                            m.inp,
+                            m.out,
+                            m.len,
+                            m.hashing,
+                            &self.lengths,
+                        )
+                    }
+                    _ => m.crypt::<L, Inc32, GhashDomain, 4, KARATSUBA>(
+                        &ks,
+                        self.ctr(),
+                        &self.lengths,
+                    ),
+                }
             } else {
                 m.crypt::<L, Inc32, GhashDomain, N, KARATSUBA>(&ks, self.ctr(), &self.lengths)
             };

@@ -319,6 +319,10 @@ macro_rules! suite_tests {
             suite::engines::every_length::<$g>();
         }
         #[test]
+        fn engines_every_length_short_aad() {
+            suite::engines::every_length_short_aad::<$g>();
+        }
+        #[test]
         fn engines_aad_lengths() {
             suite::engines::aad_lengths::<$g>();
         }
