@@ -89,6 +89,11 @@ struct Case {
     /// Microseconds of other (scalar) work before each message, as a server with sporadic
     /// traffic runs it; each message is then timed alone, not the work between them.
     gap_us: u64,
+    /// A system call (`sched_yield`) before each message, as a server's `recv`/`send` between
+    /// packets makes one; each message is then timed alone. The kernel's code runs between
+    /// two messages and takes cache lines of theirs: what a message costs with its code and
+    /// data fetched again, where a back-to-back loop keeps them all in the first-level caches.
+    syscall: bool,
 }
 
 const fn key(bits: usize) -> &'static [u8] {
@@ -110,6 +115,7 @@ const fn case(label: &'static str, bits: usize, len: usize) -> Case {
         fresh_key: false,
         guard_page: false,
         gap_us: 0,
+        syscall: false,
     }
 }
 
@@ -148,6 +154,14 @@ const fn sporadic(label: &'static str, len: usize) -> Case {
     }
 }
 
+/// A message of `len` bytes with 16 bytes of AAD after a system call.
+const fn after_syscall(label: &'static str, len: usize) -> Case {
+    Case {
+        syscall: true,
+        ..aad(label, 128, len, &AAD16)
+    }
+}
+
 /// The other work between two messages of a sporadic case: long enough for a core to leave
 /// the state a steady stream keeps it in (on Intel's AVX-512 cores, the first 512-bit
 /// instructions after some 100 us without them run slowly for a while).
@@ -174,7 +188,7 @@ const fn cookie(label: &'static str, len: usize) -> Case {
     }
 }
 
-const CASES: [Case; 40] = [
+const CASES: [Case; 43] = [
     case("AES-128-GCM encrypt 16 KiB", 128, 16384),
     case("AES-256-GCM encrypt 16 KiB", 256, 16384),
     Case {
@@ -221,6 +235,19 @@ const CASES: [Case; 40] = [
     // Sporadic traffic: a message after each 200 µs of other work.
     sporadic("AES-128-GCM encrypt 400 B, 16 B AAD, one per 200 µs", 400),
     sporadic("AES-128-GCM encrypt 1420 B, 16 B AAD, one per 200 µs", 1420),
+    // A system call between messages (a server's `recv` and `send`).
+    after_syscall(
+        "AES-128-GCM encrypt 64 B, 16 B AAD, one per system call",
+        64,
+    ),
+    after_syscall(
+        "AES-128-GCM encrypt 400 B, 16 B AAD, one per system call",
+        400,
+    ),
+    after_syscall(
+        "AES-128-GCM encrypt 1420 B, 16 B AAD, one per system call",
+        1420,
+    ),
     // A fresh key per message.
     fresh(
         "fresh key: AES-128-GCM new + encrypt 64 B, 16 B AAD",
@@ -318,7 +345,7 @@ fn runner<G: Gcm + 'static>(gcm: G, c: &Case) -> Runner {
     } else {
         benches::test_data(c.len).leak()
     };
-    let (aad, roundtrip, gap_us) = (c.aad, c.roundtrip, c.gap_us);
+    let (aad, roundtrip, gap_us, syscall) = (c.aad, c.roundtrip, c.gap_us, c.syscall);
     let mut seq = 0u64;
     Box::new(move |n| {
         let mut message = || {
@@ -331,12 +358,16 @@ fn runner<G: Gcm + 'static>(gcm: G, c: &Case) -> Runner {
                 assert!(black_box(ok), "tag did not verify");
             }
         };
-        if gap_us > 0 {
+        if gap_us > 0 || syscall {
             // Each message alone after its gap: the sum of their times (the clock's own
             // cost, some 20 ns a reading, is in every implementation's).
             let mut total = 0.0;
             for _ in 0..n {
-                benches::other_work(gap_us);
+                if syscall {
+                    std::thread::yield_now();
+                } else {
+                    benches::other_work(gap_us);
+                }
                 let start = Instant::now();
                 message();
                 total += start.elapsed().as_nanos() as f64;
@@ -641,7 +672,7 @@ fn measure(
 ) -> Option<Row> {
     let (names, mut rs): (Vec<String>, Vec<Runner>) = runners(c, cookie)?.into_iter().unzip();
     // A sporadic case's batch is about 20 us of messages (some 60 gaps, 12 ms).
-    let batch_ns = if c.gap_us > 0 {
+    let batch_ns = if c.gap_us > 0 || c.syscall {
         batch_ns.min(20e3)
     } else {
         batch_ns
@@ -740,7 +771,8 @@ fn render(rows: &[Row], ghz: f64, rounds: usize, note: &str) -> String {
          \"fresh key\": the key setup (`KeyInit::new`, ring's and aws-lc-rs's \
          `UnboundKey::new` + `LessSafeKey::new`) on different key bytes per message, timed \
          with the message. \"one per 200 µs\": 200 µs of other work before each message, \
-         each message timed alone (the clock's reading, about 20 ns, in every column).\n\n",
+         each message timed alone (the clock's reading, about 20 ns, in every column); \
+         \"one per system call\": a `sched_yield` before each message, likewise.\n\n",
         if note.is_empty() {
             "Measured on this machine"
         } else {
