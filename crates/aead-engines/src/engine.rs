@@ -318,7 +318,8 @@ impl<const SHORT: bool, const HALF: bool> Job for Gcm<'_, SHORT, HALF> {
                 // stitched iterations of four registers.
                 match m.powers.kept() {
                     Some(kept)
-                        if m.len < kernel::GROUPED_BELOW
+                        if kernel::GROUPED
+                            && m.len < kernel::GROUPED_BELOW
                             && m.aad.len().div_ceil(16) <= kernel::GROUPED_AAD =>
                     {
                         kernel::crypt_grouped::<L, Inc32, GhashDomain, KARATSUBA>(

@@ -327,8 +327,14 @@ pub(crate) unsafe fn crypt_short<L: AesLanes, C: Counter, D: Domain, const KARAT
 }
 
 /// The most AAD blocks [`crypt_grouped`] takes: folded into the first group's reduction (or the
-/// tail's), with the group's eight blocks and the length block, within the key's kept powers.
-pub(crate) const GROUPED_AAD: usize = KEPT - 9;
+/// tail's), with the group's eight blocks and the length block, within the key's kept powers
+/// (three with twelve kept powers).
+pub(crate) const GROUPED_AAD: usize = KEPT.saturating_sub(9);
+
+/// Whether a key keeps the powers [`crypt_grouped`] multiplies by: a group's eight blocks and
+/// the length block (not in a build that forces the portable backend, whose keys keep eight,
+/// nor on 32-bit x86, four).
+pub(crate) const GROUPED: bool = KEPT >= 9;
 
 /// The text length from which the 256-bit engine's messages take the stitched loop instead of
 /// [`crypt_grouped`]: on AMD Zen 3 (headline A/B, AES-128-GCM with 16 B of AAD, against
@@ -337,7 +343,7 @@ pub(crate) const GROUPED_AAD: usize = KEPT - 9;
 pub(crate) const GROUPED_BELOW: usize = 512;
 
 /// A message in groups of four registers on an AES-GCM key's kept powers, for the 256-bit
-/// engine's messages of one to a few dozen iterations: each group's CTR (the four registers'
+/// engine's messages under [`GROUPED_BELOW`] bytes: each group's CTR (the four registers'
 /// rounds interleaved) is followed by the hash of its eight blocks from the registers, with one
 /// reduction, and the text left after the last whole group goes through [`tail`] with the
 /// length block. No table is built and nothing written is read back; the out-of-order core
@@ -346,8 +352,11 @@ pub(crate) const GROUPED_BELOW: usize = 512;
 /// and the tail): fewer cache lines of code a message, which a message after a system call or
 /// other work fetches again.
 ///
+/// Panics unless [`GROUPED`] holds and `aad` has at most [`GROUPED_AAD`] blocks (the caller
+/// checks both).
+///
 /// # Safety
-/// As [`crypt`]; `aad` has at most [`GROUPED_AAD`] blocks and the register type two blocks.
+/// As [`crypt`].
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 pub(crate) unsafe fn crypt_grouped<L: AesLanes, C: Counter, D: Domain, const KARATSUBA: bool>(
@@ -366,7 +375,7 @@ pub(crate) unsafe fn crypt_grouped<L: AesLanes, C: Counter, D: Domain, const KAR
     let group = K * reg;
     let blocks = K * L::BLOCKS;
     assert!(
-        aad.len().div_ceil(16) <= GROUPED_AAD && blocks + 1 + GROUPED_AAD <= KEPT,
+        GROUPED && aad.len().div_ceil(16) <= GROUPED_AAD && blocks + 1 + GROUPED_AAD <= KEPT,
         "a grouped message past the kept powers"
     );
     let hash = hashing != Hashing::Off;
