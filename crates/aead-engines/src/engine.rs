@@ -101,13 +101,23 @@ pub(crate) unsafe trait Isa: Copy {
     fn engine(self) -> Engine;
 
     /// Below this many bytes of text, AES-GCM runs iterations of half the engine's width (a
-    /// job of its own): 1536 on the 256-bit engine, none elsewhere. Half the width, the call
-    /// multiplies by H^1..H^8, which the key keeps, instead of computing H^13..H^16 for
-    /// itself, and hashes half as much of its output after the loop (the first `kernel::LAG`
-    /// iterations'). Measured on AMD Zen 3 (in-process A/B, AES-128 with 16 B of AAD, medians
-    /// of per-round ratios, four runs): 256 B 1.00-1.19x faster, 512 B to 1420 B 1.00-1.09x
-    /// (the most while the shared host was loaded); from 2 KiB the full width is ahead
-    /// (1.03-1.07x at 4-16 KiB).
+    /// job of its own, whose messages under `kernel::GROUPED_BELOW` bytes go in groups of
+    /// eight blocks, `kernel::crypt_grouped`): 1536 on the 256-bit engine, 4096 on the
+    /// 512-bit one, none elsewhere. Half the width, the call multiplies by fewer powers than
+    /// the full width's (H^1..H^8 of the key's twelve on the 256-bit engine; H^13..H^16 made
+    /// for the call on the 512-bit one, not H^13..H^32), and hashes half as much of its
+    /// output after the loop (the first `kernel::LAG` iterations'), so that more of a
+    /// mid-sized message's iterations are stitched.
+    ///
+    /// Measured on AMD Zen 3 (in-process A/B, AES-128 with 16 B of AAD, medians of per-round
+    /// ratios, four runs): 256 B 1.00-1.19x faster, 512 B to 1420 B 1.00-1.09x (the most
+    /// while the shared host was loaded); from 2 KiB the full width is ahead (1.03-1.07x at
+    /// 4-16 KiB). On AMD Zen 4 (headline rows, AES-128 with 16 B of AAD, ring's time over
+    /// ours, full width against half width): 1 KiB 0.90x -> 1.11x, 1420 B 1.10x -> 1.31x,
+    /// 2 KiB 1.05x -> 1.17x, 3 KiB 1.10x -> 1.21x, 4 KiB 1.16x -> 1.18x, 6 KiB 1.17x ->
+    /// 1.14x; and in groups, 192 B 1.09x -> 1.51x, 256 B 0.97x -> 1.41x, 400 B 0.93x ->
+    /// 1.28x, 511 B 1.08x -> 1.63x (600 B: groups 1.31x, half-width loop 1.36x). Intel's
+    /// 512-bit engine (schoolbook shape) takes the same bounds, not measured there.
     const GCM_HALF_BELOW: usize = 0;
 
     /// The token, if this CPU runs the engine.
@@ -312,10 +322,10 @@ impl<const SHORT: bool, const HALF: bool> Job for Gcm<'_, SHORT, HALF> {
                     &self.lengths,
                 )
             } else if HALF {
-                // Only the 256-bit engine takes `HALF` (`Isa::GCM_HALF_BELOW`): below
-                // `GROUPED_BELOW` bytes groups of four of its two-block registers on the key's
-                // kept powers, otherwise (or with a longer AAD, or the kernel tests' tables)
-                // stitched iterations of four registers.
+                // The 256-bit and 512-bit engines take `HALF` (`Isa::GCM_HALF_BELOW`): below
+                // `GROUPED_BELOW` bytes groups of eight blocks on the key's kept powers,
+                // otherwise (or with a longer AAD, or the kernel tests' tables) stitched
+                // iterations of four registers.
                 match m.powers.kept() {
                     Some(kept)
                         if kernel::GROUPED

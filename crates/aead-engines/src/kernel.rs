@@ -336,17 +336,18 @@ pub(crate) const GROUPED_AAD: usize = KEPT.saturating_sub(9);
 /// nor on 32-bit x86, four).
 pub(crate) const GROUPED: bool = KEPT >= 9;
 
-/// The text length from which the 256-bit engine's messages take the stitched loop instead of
-/// [`crypt_grouped`]: on AMD Zen 3 (headline A/B, AES-128-GCM with 16 B of AAD, against
-/// ring) groups won at 176-400 bytes (1.28x against 0.90-1.19x) and lost from 640 (1.06x
-/// against 1.13x, 1 KiB 0.97x against 1.12x), where the stitched loop's throughput counts.
+/// The text length from which the 256-bit and 512-bit engines' messages take the stitched loop
+/// instead of [`crypt_grouped`]: on AMD Zen 3 (headline A/B, AES-128-GCM with 16 B of AAD,
+/// against ring) groups won at 176-400 bytes (1.28x against 0.90-1.19x) and lost from 640
+/// (1.06x against 1.13x, 1 KiB 0.97x against 1.12x), where the stitched loop's throughput
+/// counts; on AMD Zen 4, 511 bytes 1.63x against 1.28x, 600 bytes 1.31x against 1.36x.
 pub(crate) const GROUPED_BELOW: usize = 512;
 
-/// A message in groups of four registers on an AES-GCM key's kept powers, for the 256-bit
-/// engine's messages under [`GROUPED_BELOW`] bytes: each group's CTR (the four registers'
-/// rounds interleaved) is followed by the hash of its eight blocks from the registers, with one
-/// reduction, and the text left after the last whole group goes through [`tail`] with the
-/// length block. No table is built and nothing written is read back; the out-of-order core
+/// A message in groups of eight blocks (four registers of two blocks, two of four) on an AES-GCM
+/// key's kept powers, for the 256-bit and 512-bit engines' messages under [`GROUPED_BELOW`]
+/// bytes: each group's CTR (the registers' rounds interleaved) is followed by the hash of its
+/// eight blocks from the registers, with one reduction, and the text left after the last whole
+/// group goes through [`tail`] with the length block. No table is built and nothing written is read back; the out-of-order core
 /// runs a group's hash beside the next group's rounds, which do not depend on it. One body
 /// where [`crypt`] runs four (CTR-only iterations, stitched ones, the hash of the last output
 /// and the tail): fewer cache lines of code a message, which a message after a system call or
@@ -370,10 +371,11 @@ pub(crate) unsafe fn crypt_grouped<L: AesLanes, C: Counter, D: Domain, const KAR
     hashing: Hashing,
     lengths: &[u8; 16],
 ) -> [u8; 16] {
-    const K: usize = 4;
+    // Eight blocks a group: four registers of two blocks, two of four.
+    let k = if L::BLOCKS == 4 { 2 } else { 4 };
     let reg = 16 * L::BLOCKS;
-    let group = K * reg;
-    let blocks = K * L::BLOCKS;
+    let group = k * reg;
+    let blocks = k * L::BLOCKS;
     assert!(
         GROUPED && aad.len().div_ceil(16) <= GROUPED_AAD && blocks + 1 + GROUPED_AAD <= KEPT,
         "a grouped message past the kept powers"
@@ -400,7 +402,11 @@ pub(crate) unsafe fn crypt_grouped<L: AesLanes, C: Counter, D: Domain, const KAR
                 len,
                 hashing,
             };
-            off = g.run::<L, C, D, &KeptPowers, K, KARATSUBA>(ks, kept, &mut ctr, &mut t);
+            off = if L::BLOCKS == 4 {
+                g.run::<L, C, D, &KeptPowers, 2, KARATSUBA>(ks, kept, &mut ctr, &mut t)
+            } else {
+                g.run::<L, C, D, &KeptPowers, 4, KARATSUBA>(ks, kept, &mut ctr, &mut t)
+            };
             if hash {
                 y = t.acc.reduce::<KARATSUBA>();
             }

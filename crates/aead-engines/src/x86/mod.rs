@@ -122,7 +122,11 @@ pub(crate) type Vaes512 = X86<core::arch::x86_64::__m512i>;
 // a token only after `W::available()`, the detection of `W`'s module, whose features are those
 // of `W::run` (and include AES-NI, SSE2 and SSSE3, which `expand` needs).
 unsafe impl<W: Width> Isa for X86<W> {
-    const GCM_HALF_BELOW: usize = if W::BLOCKS == 2 { 1536 } else { 0 };
+    const GCM_HALF_BELOW: usize = match W::BLOCKS {
+        2 => 1536,
+        4 => 4096,
+        _ => 0,
+    };
 
     fn engine(self) -> Engine {
         W::engine(self.karatsuba)

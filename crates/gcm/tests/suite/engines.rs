@@ -129,8 +129,9 @@ fn engines() -> Vec<Engine> {
 pub fn every_length<G: Generation>() {
     let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
     for e in engines() {
-        // Every length to 1 KiB, then around the 256-bit engine's change of stride (1536).
-        for len in (0..=1024).chain(1500..=1580) {
+        // Every length to 1 KiB, then around the changes of stride of the 256-bit engine
+        // (1536) and the 512-bit one (4096).
+        for len in (0..=1024).chain(1500..=1580).chain(4060..=4140) {
             let aad = rng.below(301);
             check::<G>(&mut rng, e, 128, len, aad);
             if len % 7 == 0 {
@@ -142,8 +143,9 @@ pub fn every_length<G: Generation>() {
 }
 
 /// Every length to 1 KiB with the short AADs protocols send (0..=64 bytes: TLS 1.3's 5, TLS
-/// 1.2's 13, ESP's 8, QUIC's about 20), which the 256-bit engine's grouped path for messages
-/// under 512 bytes folds into its first reduction (up to three blocks) or hashes apart.
+/// 1.2's 13, ESP's 8, QUIC's about 20), which the 256-bit and 512-bit engines' grouped path
+/// for messages under 512 bytes folds into its first reduction (up to three blocks) or hashes
+/// apart.
 pub fn every_length_short_aad<G: Generation>() {
     let mut rng = Rng(0x5eed_a11d);
     for e in engines() {
