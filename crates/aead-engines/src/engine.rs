@@ -101,7 +101,7 @@ pub(crate) unsafe trait Isa: Copy {
     fn engine(self) -> Engine;
 
     /// Below this many bytes of text, AES-GCM runs iterations of half the engine's width (a
-    /// job of its own, whose messages under `kernel::GROUPED_BELOW` bytes go in groups of
+    /// job of its own, whose messages under `kernel::grouped_below` bytes go in groups of
     /// eight blocks, `kernel::crypt_grouped`): 1536 on the 256-bit engine, 4096 on the
     /// 512-bit one, none elsewhere. Half the width, the call multiplies by fewer powers than
     /// the full width's (H^1..H^8 of the key's twelve on the 256-bit engine; H^13..H^16 made
@@ -116,7 +116,7 @@ pub(crate) unsafe trait Isa: Copy {
     /// ours, full width against half width): 1 KiB 0.90x -> 1.11x, 1420 B 1.10x -> 1.31x,
     /// 2 KiB 1.05x -> 1.17x, 3 KiB 1.10x -> 1.21x, 4 KiB 1.16x -> 1.18x, 6 KiB 1.17x ->
     /// 1.14x; and in groups, 192 B 1.09x -> 1.51x, 256 B 0.97x -> 1.41x, 400 B 0.93x ->
-    /// 1.28x, 511 B 1.08x -> 1.63x (600 B: groups 1.31x, half-width loop 1.36x). Intel's
+    /// 1.28x, 511 B 1.08x -> 1.63x (where groups end: `kernel::grouped_below`). Intel's
     /// 512-bit engine (schoolbook shape) takes the same bounds, not measured there.
     const GCM_HALF_BELOW: usize = 0;
 
@@ -323,13 +323,13 @@ impl<const SHORT: bool, const HALF: bool> Job for Gcm<'_, SHORT, HALF> {
                 )
             } else if HALF {
                 // The 256-bit and 512-bit engines take `HALF` (`Isa::GCM_HALF_BELOW`): below
-                // `GROUPED_BELOW` bytes groups of eight blocks on the key's kept powers,
+                // `grouped_below` bytes groups of eight blocks on the key's kept powers,
                 // otherwise (or with a longer AAD, or the kernel tests' tables) stitched
                 // iterations of four registers.
                 match m.powers.kept() {
                     Some(kept)
                         if kernel::GROUPED
-                            && m.len < kernel::GROUPED_BELOW
+                            && m.len < kernel::grouped_below(L::BLOCKS)
                             && m.aad.len().div_ceil(16) <= kernel::GROUPED_AAD =>
                     {
                         kernel::crypt_grouped::<L, Inc32, GhashDomain, KARATSUBA>(

@@ -336,15 +336,21 @@ pub(crate) const GROUPED_AAD: usize = KEPT.saturating_sub(9);
 /// nor on 32-bit x86, four).
 pub(crate) const GROUPED: bool = KEPT >= 9;
 
-/// The text length from which the 256-bit and 512-bit engines' messages take the stitched loop
-/// instead of [`crypt_grouped`]: on AMD Zen 3 (headline A/B, AES-128-GCM with 16 B of AAD,
-/// against ring) groups won at 176-400 bytes (1.28x against 0.90-1.19x) and lost from 640
-/// (1.06x against 1.13x, 1 KiB 0.97x against 1.12x), where the stitched loop's throughput
-/// counts; on AMD Zen 4, 511 bytes 1.63x against 1.28x, 600 bytes 1.31x against 1.36x.
-pub(crate) const GROUPED_BELOW: usize = 512;
+/// The text length from which a message on registers of `blocks` blocks (2: the 256-bit
+/// engine, 4: the 512-bit one) takes the stitched loop instead of [`crypt_grouped`]: 512
+/// bytes on the 256-bit engine, 1024 on the 512-bit one. Measured (headline rows, AES-128-GCM
+/// with 16 B of AAD): on AMD Zen 3 against ring, groups won at 176-400 bytes (1.28x against
+/// 0.90-1.19x) and lost from 640 (1.06x against 1.13x, 1 KiB 0.97x against 1.12x), where
+/// the stitched loop's throughput counts; on AMD Zen 4, our times, groups against the
+/// half-width stitched loop, two runs each: 512 B 98/98 ns against 121-128, 600 B 114/114
+/// against 139-148, 800 B 140-145 against 145-154, 900 and 1000 B level, 1100 B 174-175
+/// against 169-176, 1420 B 222 against 197-205.
+pub(crate) const fn grouped_below(blocks: usize) -> usize {
+    if blocks == 4 { 1024 } else { 512 }
+}
 
 /// A message in groups of eight blocks (four registers of two blocks, two of four) on an AES-GCM
-/// key's kept powers, for the 256-bit and 512-bit engines' messages under [`GROUPED_BELOW`]
+/// key's kept powers, for the 256-bit and 512-bit engines' messages under [`grouped_below`]
 /// bytes: each group's CTR (the registers' rounds interleaved) is followed by the hash of its
 /// eight blocks from the registers, with one reduction, and the text left after the last whole
 /// group goes through [`tail`] with the length block. No table is built and nothing written is read back; the out-of-order core
