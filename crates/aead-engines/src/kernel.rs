@@ -338,15 +338,15 @@ pub(crate) const GROUPED: bool = KEPT >= 9;
 
 /// The text length from which a message on registers of `blocks` blocks (2: the 256-bit
 /// engine, 4: the 512-bit one) takes the stitched loop instead of [`crypt_grouped`]: 512
-/// bytes on the 256-bit engine, 1024 on the 512-bit one. Measured (headline rows, AES-128-GCM
+/// bytes on the 256-bit engine, 672 on the 512-bit one. Measured (headline rows, AES-128-GCM
 /// with 16 B of AAD): on AMD Zen 3 against ring, groups won at 176-400 bytes (1.28x against
 /// 0.90-1.19x) and lost from 640 (1.06x against 1.13x, 1 KiB 0.97x against 1.12x), where
 /// the stitched loop's throughput counts; on AMD Zen 4, our times, groups against the
-/// half-width stitched loop, two runs each: 512 B 98/98 ns against 121-128, 600 B 114/114
-/// against 139-148, 800 B 140-145 against 145-154, 900 and 1000 B level, 1100 B 174-175
-/// against 169-176, 1420 B 222 against 197-205.
+/// half-width stitched loop (with the tag's mask computed first), two runs each: 512 B 98 ns
+/// against 121-128, 640 B 111 against 119, 700 B 126 against 123-124, 800 B level, 900 B
+/// 152-156 against 141-142, 1000 B 155-160 against 142-144.
 pub(crate) const fn grouped_below(blocks: usize) -> usize {
-    if blocks == 4 { 1024 } else { 512 }
+    if blocks == 4 { 672 } else { 512 }
 }
 
 /// A message in groups of eight blocks (four registers of two blocks, two of four) on an AES-GCM

@@ -144,7 +144,7 @@ pub fn every_length<G: Generation>() {
 
 /// Every length to 1 KiB with the short AADs protocols send (0..=64 bytes: TLS 1.3's 5, TLS
 /// 1.2's 13, ESP's 8, QUIC's about 20), which the 256-bit and 512-bit engines' grouped path
-/// (messages under 512 bytes, 1 KiB on the 512-bit engine) folds into its first reduction (up
+/// (messages under 512 bytes, 672 on the 512-bit engine) folds into its first reduction (up
 /// to three blocks) or hashes apart.
 pub fn every_length_short_aad<G: Generation>() {
     let mut rng = Rng(0x5eed_a11d);
