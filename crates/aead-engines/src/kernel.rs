@@ -353,11 +353,11 @@ pub(crate) const fn grouped_below(blocks: usize) -> usize {
 /// key's kept powers, for the 256-bit and 512-bit engines' messages under [`grouped_below`]
 /// bytes: each group's CTR (the registers' rounds interleaved) is followed by the hash of its
 /// eight blocks from the registers, with one reduction, and the text left after the last whole
-/// group goes through [`tail`] with the length block. No table is built and nothing written is read back; the out-of-order core
-/// runs a group's hash beside the next group's rounds, which do not depend on it. One body
-/// where [`crypt`] runs four (CTR-only iterations, stitched ones, the hash of the last output
-/// and the tail): fewer cache lines of code a message, which a message after a system call or
-/// other work fetches again.
+/// group goes through [`tail`] with the length block. No table is built and nothing written is
+/// read back; the out-of-order core runs a group's hash beside the next group's rounds, which
+/// do not depend on it. One body where [`crypt`] runs four (CTR-only iterations, stitched
+/// ones, the hash of the last output and the tail): fewer cache lines of code a message, which
+/// a message after a system call or other work fetches again.
 ///
 /// Panics unless [`GROUPED`] holds and `aad` has at most [`GROUPED_AAD`] blocks (the caller
 /// checks both).
@@ -377,7 +377,8 @@ pub(crate) unsafe fn crypt_grouped<L: AesLanes, C: Counter, D: Domain, const KAR
     hashing: Hashing,
     lengths: &[u8; 16],
 ) -> [u8; 16] {
-    // Eight blocks a group: four registers of two blocks, two of four.
+    // Eight blocks a group: four registers of two blocks, two of four (`k`, dispatched to
+    // `Group::run`'s constant below).
     let k = if L::BLOCKS == 4 { 2 } else { 4 };
     let reg = 16 * L::BLOCKS;
     let group = k * reg;
@@ -408,7 +409,7 @@ pub(crate) unsafe fn crypt_grouped<L: AesLanes, C: Counter, D: Domain, const KAR
                 len,
                 hashing,
             };
-            off = if L::BLOCKS == 4 {
+            off = if k == 2 {
                 g.run::<L, C, D, &KeptPowers, 2, KARATSUBA>(ks, kept, &mut ctr, &mut t)
             } else {
                 g.run::<L, C, D, &KeptPowers, 4, KARATSUBA>(ks, kept, &mut ctr, &mut t)
