@@ -23,6 +23,19 @@ use crate::engine::{Engine, Isa, Job};
 use crate::lanes::AesLanes;
 use crate::tables::RoundKeys;
 
+/// [`crate::store_words`]: `lo` and `hi` written to `dst` with one 16-byte NEON store (lane 0
+/// first: little-endian).
+#[cfg(target_feature = "neon")]
+#[inline(always)]
+pub(crate) fn store_words(dst: &mut [u8; 16], lo: u64, hi: u64) {
+    // SAFETY: the build enables NEON (the cfg above), and `dst` is 16 writable bytes (`vst1q_u8`
+    // stores bytes: no alignment).
+    unsafe {
+        let v = vcombine_u64(vcreate_u64(lo), vcreate_u64(hi));
+        vst1q_u8(dst.as_mut_ptr(), vreinterpretq_u8_u64(v));
+    }
+}
+
 /// Registers (blocks) per iteration.
 const N: usize = 8;
 

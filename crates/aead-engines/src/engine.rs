@@ -339,7 +339,7 @@ impl<const SHORT: bool, const HALF: bool> Job for Gcm<'_, SHORT, HALF> {
                     Some(kept)
                         if kernel::GROUPED
                             && m.len < kernel::grouped_below(L::BLOCKS)
-                            && m.aad.len().div_ceil(16) <= kernel::GROUPED_AAD =>
+                            && m.aad.len().div_ceil(16) < kernel::GROUPED_AAD + 1 =>
                     {
                         kernel::crypt_grouped::<L, Inc32, GhashDomain, KARATSUBA>(
                             &ks,

@@ -384,7 +384,7 @@ pub(crate) unsafe fn crypt_grouped<L: AesLanes, C: Counter, D: Domain, const KAR
     let group = k * reg;
     let blocks = k * L::BLOCKS;
     assert!(
-        GROUPED && aad.len().div_ceil(16) <= GROUPED_AAD && blocks + 1 + GROUPED_AAD <= KEPT,
+        GROUPED && aad.len().div_ceil(16) < GROUPED_AAD + 1 && blocks + 1 + GROUPED_AAD <= KEPT,
         "a grouped message past the kept powers"
     );
     let hash = hashing != Hashing::Off;

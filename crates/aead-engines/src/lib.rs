@@ -146,6 +146,41 @@ pub fn siv_length_block(aad_len: usize, msg_len: usize) -> [u8; 16] {
     b
 }
 
+/// Writes the little-endian words `lo` and `hi` to `dst` with one 16-byte store where the
+/// target has 16-byte registers (x86 with SSE2, little-endian aarch64 with NEON), else as the
+/// compiler chooses. For a block that a kernel soon loads whole (J0, from the bytes of a
+/// nonce): a load that spans several narrower stores cannot take its bytes from them while
+/// they are in flight and waits until they are written to the cache, which ties the message's
+/// first AES rounds to the retirement of everything before them. Measured on AMD Zen 4
+/// (AES-128-GCM with 16 B of AAD, before -> after): 0 B of text 36 -> 27 ns, 16 B 50 -> 39 ns,
+/// 64 B 50 -> 39 ns.
+#[inline(always)]
+pub(crate) fn store_words(dst: &mut [u8; 16], lo: u64, hi: u64) {
+    #[cfg(any(
+        target_arch = "x86_64",
+        all(target_arch = "x86", target_feature = "sse2")
+    ))]
+    x86::store_words(dst, lo, hi);
+    #[cfg(all(
+        target_arch = "aarch64",
+        target_endian = "little",
+        target_feature = "neon"
+    ))]
+    aarch64::store_words(dst, lo, hi);
+    #[cfg(not(any(
+        target_arch = "x86_64",
+        all(target_arch = "x86", target_feature = "sse2"),
+        all(
+            target_arch = "aarch64",
+            target_endian = "little",
+            target_feature = "neon"
+        )
+    )))]
+    {
+        *dst = (u128::from(lo) | u128::from(hi) << 64).to_le_bytes();
+    }
+}
+
 /// GCM's pre-counter block J0 (NIST SP 800-38D, section 7.1, step 2), and where it came from:
 ///
 /// - a 96-bit nonce: `J0 = nonce || 0^31 || 1`, public like the nonce;
@@ -183,17 +218,20 @@ impl J0 {
 }
 
 impl J0 {
-    /// J0 of a 96-bit nonce: `nonce || 0^31 || 1`.
+    /// J0 of a 96-bit nonce: `nonce || 0^31 || 1`, written with one 16-byte store
+    /// ([`store_words`]). Panics unless `nonce` is 12 bytes long.
     #[inline]
     pub(crate) fn of_nonce(nonce: &[u8]) -> Self {
-        let mut block = [0u8; 16];
-        block[..12].copy_from_slice(nonce);
-        block[15] = 1;
-        J0 {
-            block,
+        let (lo, hi) = nonce.split_at(8);
+        let lo = u64::from_le_bytes(lo.try_into().expect("a 96-bit nonce"));
+        let hi = u32::from_le_bytes(hi.try_into().expect("a 96-bit nonce"));
+        let mut j0 = J0 {
+            block: [0; 16],
             from_nonce: true,
-            fold: nonce_fold(&block[..12]),
-        }
+            fold: nonce_fold(nonce),
+        };
+        store_words(&mut j0.block, lo, u64::from(hi) | 1 << 56);
+        j0
     }
 
     /// J0 hashed from a nonce of another length.
@@ -379,6 +417,26 @@ mod tests {
         last[11] ^= 1;
         assert!(!tag_matches(&expected, &last));
         assert!(!tag_matches(&expected, &[0x5a; 17]));
+    }
+
+    /// J0 of a 96-bit nonce, written by `store_words` (a vector store on x86 and aarch64):
+    /// `nonce || 0^31 || 1` byte for byte, and the nonce's fold.
+    #[test]
+    fn j0_of_nonce() {
+        for seed in 0..64u8 {
+            let nonce: [u8; 12] =
+                core::array::from_fn(|i| seed.wrapping_mul(29) ^ (i as u8).wrapping_mul(71));
+            let j0 = J0::of_nonce(&nonce);
+            let mut want = [0u8; 16];
+            want[..12].copy_from_slice(&nonce);
+            want[15] = 1;
+            assert_eq!(j0.block(), &want);
+            assert!(j0.from_nonce());
+            assert_eq!(j0.nonce_fold(), Some(nonce_fold(&nonce)));
+        }
+        let mut b = [0xaa; 16];
+        store_words(&mut b, 0x0706_0504_0302_0100, 0x0f0e_0d0c_0b0a_0908);
+        assert_eq!(b, core::array::from_fn(|i| i as u8));
     }
 
     #[test]

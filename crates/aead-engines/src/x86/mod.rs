@@ -31,6 +31,24 @@ pub(crate) mod vaes256;
 #[cfg(target_arch = "x86_64")]
 pub(crate) mod vaes512;
 
+/// [`crate::store_words`]: `lo` and `hi` written to `dst` with one 16-byte `movdqu`.
+#[cfg(any(target_arch = "x86_64", target_feature = "sse2"))]
+#[inline(always)]
+pub(crate) fn store_words(dst: &mut [u8; 16], lo: u64, hi: u64) {
+    #[cfg(target_arch = "x86")]
+    use core::arch::x86::{_mm_set_epi64x, _mm_storeu_si128};
+    #[cfg(target_arch = "x86_64")]
+    use core::arch::x86_64::{_mm_set_epi64x, _mm_storeu_si128};
+    // SAFETY: the build enables SSE2 (every x86_64 target, and the cfg above on x86), and
+    // `dst` is 16 writable bytes (`movdqu` has no alignment requirement).
+    unsafe {
+        _mm_storeu_si128(
+            dst.as_mut_ptr().cast(),
+            _mm_set_epi64x(hi as i64, lo as i64),
+        );
+    }
+}
+
 /// An x86 register width with its engine: detection and the `#[target_feature]` entry point
 /// of its module.
 pub(crate) trait Width: AesLanes {
