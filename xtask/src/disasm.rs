@@ -252,7 +252,7 @@ pub struct Allow {
 
 /// The allowed instructions.
 pub const ALLOWED: &[Allow] = &[Allow {
-    symbols: &["::aesni::expand"],
+    symbols: &["::aesni::expand_into"],
     mnemonic: "div",
     public: true,
     why: "`i % nk` in the FIPS-197 key expansion (`RoundKeys::expand`): the word index \
@@ -295,7 +295,7 @@ const GHASH_AVX512: Group = Group {
 /// AES-GCM-SIV's message keys (derivation and schedule in registers) where it is not inlined.
 const AES_SCHEDULE: Group = Group {
     kind: Kind::Gpr,
-    symbols: &["::aesni::expand", "::aesni::expand_into"],
+    symbols: &["::aesni::expand_into"],
 };
 /// AES-GCM-SIV's per-message key derivation and schedule on x86 (`aesni::siv_message_keys`),
 /// and the one-call encryption of a short message (`x86::siv_short`).

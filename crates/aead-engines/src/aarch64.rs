@@ -28,12 +28,16 @@ use crate::tables::RoundKeys;
 #[cfg(target_feature = "neon")]
 #[inline(always)]
 pub(crate) fn store_words(dst: &mut [u8; 16], lo: u64, hi: u64) {
-    // SAFETY: the build enables NEON (the cfg above), and `dst` is 16 writable bytes (`vst1q_u8`
-    // stores bytes: no alignment).
+    // SAFETY: the build enables NEON (the cfg above).
+    let mut v = unsafe { vreinterpretq_u8_u64(vcombine_u64(vcreate_u64(lo), vcreate_u64(hi))) };
+    // SAFETY: an empty `asm!` with the value in a vector register, so that the compiler stores
+    // it from there rather than as two 8-byte stores from the general-purpose registers.
     unsafe {
-        let v = vcombine_u64(vcreate_u64(lo), vcreate_u64(hi));
-        vst1q_u8(dst.as_mut_ptr(), vreinterpretq_u8_u64(v));
+        core::arch::asm!("/* {0:v} */", inout(vreg) v, options(pure, nomem, nostack, preserves_flags));
     }
+    // SAFETY: NEON, as above; `dst` is 16 writable bytes (`vst1q_u8` stores bytes: no
+    // alignment).
+    unsafe { vst1q_u8(dst.as_mut_ptr(), v) }
 }
 
 /// Registers (blocks) per iteration.

@@ -165,7 +165,12 @@ type HashKey = Secret16;
 impl Secret16 {
     /// GCM's hash key in POLYVAL's domain, from its block `E_K(0^128)`.
     fn from_block(e0: &[u8; 16]) -> Self {
-        Secret16(clmul_core::soft::mulx(u128::from_be_bytes(*e0)).to_le_bytes())
+        let h = clmul_core::soft::mulx(u128::from_be_bytes(*e0));
+        // One 16-byte store (`crate::store_words`): the engine's load of the key forwards
+        // from it.
+        let mut k = Secret16([0; 16]);
+        crate::store_words(&mut k.0, h as u64, (h >> 64) as u64);
+        k
     }
 }
 

@@ -253,16 +253,17 @@ fn derive<K: SivKeys>(keys: &K, nonce: &[u8; NONCE_LEN], mac: &mut [u8; 16], enc
     const BATCH: usize = 6;
     let total = 2 + enc.len().div_ceil(8);
     let mut batch = [[0u8; 16]; BATCH];
-    // The blocks as 128-bit words (whole stores, which the kernel's loads forward from).
-    let mut base = [0u8; 16];
-    base[4..].copy_from_slice(nonce);
-    let base = u128::from_le_bytes(base);
+    // Each block written with one 16-byte store (`crate::store_words`), which the kernel's
+    // load of it forwards from.
+    let (lo, hi) = nonce.split_at(4);
+    let lo = u64::from(u32::from_le_bytes(lo.try_into().expect("4 bytes"))) << 32;
+    let hi = u64::from_le_bytes(hi.try_into().expect("8 bytes"));
     let mut first = 0;
     while first < total {
         let n = (total - first).min(BATCH);
         for (j, b) in batch[..n].iter_mut().enumerate() {
             // At most 2 + key_len / 8 blocks: far below 2^32.
-            *b = (base | (first + j) as u128).to_le_bytes();
+            crate::store_words(b, lo | (first + j) as u64, hi);
         }
         keys.encrypt_derivation(&mut batch[..n]);
         // The halves in order: block `i` gives bytes `8i..8i + 8` of `mac || enc`.
@@ -301,10 +302,18 @@ pub use crate::siv_length_block as length_block;
 /// 16-byte load would miss store-to-load forwarding, some 20 cycles of a short message.
 #[inline]
 fn tag_input(s: [u8; 16], nonce: &[u8; NONCE_LEN]) -> [u8; 16] {
-    let mut n = [0u8; 16];
-    n[..NONCE_LEN].copy_from_slice(nonce);
-    let t = (u128::from_le_bytes(s) ^ u128::from_le_bytes(n)) & !(1 << 127);
-    t.to_le_bytes()
+    let (s_lo, s_hi) = s.split_at(8);
+    let (n_lo, n_hi) = nonce.split_at(8);
+    let word = |b: &[u8]| u64::from_le_bytes(b.try_into().expect("8 bytes"));
+    let half = |b: &[u8]| u64::from(u32::from_le_bytes(b.try_into().expect("4 bytes")));
+    // One 16-byte store (`crate::store_words`): the engine's load of the block forwards from it.
+    let mut t = [0u8; 16];
+    crate::store_words(
+        &mut t,
+        word(s_lo) ^ word(n_lo),
+        (word(s_hi) ^ half(n_hi)) & !(1 << 63),
+    );
+    t
 }
 
 /// The tag (step 2 of the module docs) from `s`, the POLYVAL of the message.

@@ -85,10 +85,6 @@ impl FusedSiv {
     /// All zero, on `token`: [`FusedSiv::init`] fills it in place (the key is written where
     /// it stays, not built and then copied).
     #[inline]
-    #[cfg_attr(
-        not(any(feature = "cipher-0.4", feature = "cipher-0.5")),
-        allow(dead_code)
-    )]
     pub(crate) fn empty(token: Token) -> Self {
         Self {
             token,
@@ -101,10 +97,6 @@ impl FusedSiv {
     /// `E_K(0^128) = check` (in constant time) when given; `false` for a key length that is
     /// not AES's or a failed check (the round keys are then wiped with `zeroize`'s drop).
     #[inline]
-    #[cfg_attr(
-        not(any(feature = "cipher-0.4", feature = "cipher-0.5")),
-        allow(dead_code)
-    )]
     pub(crate) fn init(&mut self, aes_key: &[u8], check: Option<&[u8; 16]>) -> bool {
         let keys = &mut self.keys;
         if !dispatch!(self.token, t => t.expand_into(aes_key, keys)) {
@@ -125,13 +117,11 @@ impl FusedSiv {
     /// [`FusedSiv::new`] for a caller that knows its cipher to be AES (one of the `aes`
     /// crate's types): nothing to check, one key expansion.
     pub fn for_aes(engine: Engine, aes_key: &[u8]) -> Option<Self> {
-        let token = Token::detect(engine)?;
-        let keys = dispatch!(token, t => t.expand(aes_key))?;
-        Some(Self {
-            token,
-            small: token.narrowest(),
-            keys,
-        })
+        // Expanded where the key stays (`init`): a schedule built and then moved would be
+        // copied by loads wider than its stores, which wait for those stores to reach the
+        // cache.
+        let mut s = Self::empty(Token::detect(engine)?);
+        s.init(aes_key, None).then_some(s)
     }
 
     /// The engine it runs on.

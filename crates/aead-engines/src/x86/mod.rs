@@ -39,14 +39,17 @@ pub(crate) fn store_words(dst: &mut [u8; 16], lo: u64, hi: u64) {
     use core::arch::x86::{_mm_set_epi64x, _mm_storeu_si128};
     #[cfg(target_arch = "x86_64")]
     use core::arch::x86_64::{_mm_set_epi64x, _mm_storeu_si128};
+    // SAFETY: the build enables SSE2 (every x86_64 target, and the cfg above on x86).
+    let mut v = unsafe { _mm_set_epi64x(hi as i64, lo as i64) };
+    // SAFETY: an empty `asm!` with the value in a vector register (which SSE2 has), so that
+    // the compiler stores it from there rather than splitting the store back into two
+    // 8-byte ones from the general-purpose registers it was built from.
+    unsafe {
+        core::arch::asm!("/* {0} */", inout(xmm_reg) v, options(pure, nomem, nostack, preserves_flags));
+    }
     // SAFETY: the build enables SSE2 (every x86_64 target, and the cfg above on x86), and
     // `dst` is 16 writable bytes (`movdqu` has no alignment requirement).
-    unsafe {
-        _mm_storeu_si128(
-            dst.as_mut_ptr().cast(),
-            _mm_set_epi64x(hi as i64, lo as i64),
-        );
-    }
+    unsafe { _mm_storeu_si128(dst.as_mut_ptr().cast(), v) }
 }
 
 /// An x86 register width with its engine: detection and the `#[target_feature]` entry point
