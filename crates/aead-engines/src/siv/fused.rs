@@ -65,7 +65,7 @@ pub struct FusedSiv {
         target_arch = "x86_64",
         all(target_arch = "aarch64", target_endian = "little")
     )),
-    allow(unreachable_code, unused_variables)
+    allow(unreachable_code, unused_variables, unused_mut)
 )]
 impl FusedSiv {
     /// The state for `engine` and AES key `aes_key` (16, 24 or 32 bytes), if the CPU runs
