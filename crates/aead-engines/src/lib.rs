@@ -181,6 +181,30 @@ pub(crate) fn store_words(dst: &mut [u8; 16], lo: u64, hi: u64) {
     }
 }
 
+/// A 96-bit nonce as three little-endian 4-byte words, each read with its own 4-byte load (an
+/// empty `asm!` on the values keeps the compiler from merging two into one 8-byte load). A load
+/// takes its bytes from a store still in flight only when it lies within that store, and
+/// callers write nonces in pieces: TLS 1.3's and QUIC's per-record nonce is the IV XOR the
+/// sequence number in the last eight bytes (a 4-byte and an 8-byte store), others 8 + 4 or
+/// whole. A 4-byte word lies within a store in each of these; an 8-byte load of the first
+/// eight bytes would wait for the caller's stores to reach the cache.
+#[inline(always)]
+pub(crate) fn nonce_words(nonce: &[u8; 12]) -> [u32; 3] {
+    let w = |i: usize| u32::from_le_bytes([nonce[i], nonce[i + 1], nonce[i + 2], nonce[i + 3]]);
+    opaque_words([w(0), w(4), w(8)])
+}
+
+/// `w` through an empty `asm!` where the target has one ([`nonce_words`]).
+#[inline(always)]
+fn opaque_words(w: [u32; 3]) -> [u32; 3] {
+    #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+    return x86::opaque_words(w);
+    #[cfg(all(target_arch = "aarch64", target_endian = "little"))]
+    return aarch64::opaque_words(w);
+    #[allow(unreachable_code)]
+    w
+}
+
 /// GCM's pre-counter block J0 (NIST SP 800-38D, section 7.1, step 2), and where it came from:
 ///
 /// - a 96-bit nonce: `J0 = nonce || 0^31 || 1`, public like the nonce;
@@ -222,15 +246,20 @@ impl J0 {
     /// ([`store_words`]). Panics unless `nonce` is 12 bytes long.
     #[inline]
     pub(crate) fn of_nonce(nonce: &[u8]) -> Self {
-        let (lo, hi) = nonce.split_at(8);
-        let lo = u64::from_le_bytes(lo.try_into().expect("a 96-bit nonce"));
-        let hi = u32::from_le_bytes(hi.try_into().expect("a 96-bit nonce"));
+        let [w0, w1, w2] = nonce_words(nonce.try_into().expect("a 96-bit nonce"));
+        let fold = w0 ^ w1 ^ w2;
+        let fold = fold ^ (fold >> 16);
         let mut j0 = J0 {
             block: [0; 16],
             from_nonce: true,
-            fold: nonce_fold(nonce),
+            // `nonce_fold`, from the words.
+            fold: (fold ^ (fold >> 8)) as u8,
         };
-        store_words(&mut j0.block, lo, u64::from(hi) | 1 << 56);
+        store_words(
+            &mut j0.block,
+            u64::from(w0) | u64::from(w1) << 32,
+            u64::from(w2) | 1 << 56,
+        );
         j0
     }
 

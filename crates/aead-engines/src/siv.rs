@@ -255,9 +255,8 @@ fn derive<K: SivKeys>(keys: &K, nonce: &[u8; NONCE_LEN], mac: &mut [u8; 16], enc
     let mut batch = [[0u8; 16]; BATCH];
     // Each block written with one 16-byte store (`crate::store_words`), which the kernel's
     // load of it forwards from.
-    let (lo, hi) = nonce.split_at(4);
-    let lo = u64::from(u32::from_le_bytes(lo.try_into().expect("4 bytes"))) << 32;
-    let hi = u64::from_le_bytes(hi.try_into().expect("8 bytes"));
+    let [n0, n1, n2] = crate::nonce_words(nonce);
+    let (lo, hi) = (u64::from(n0) << 32, u64::from(n1) | u64::from(n2) << 32);
     let mut first = 0;
     while first < total {
         let n = (total - first).min(BATCH);
@@ -303,15 +302,14 @@ pub use crate::siv_length_block as length_block;
 #[inline]
 fn tag_input(s: [u8; 16], nonce: &[u8; NONCE_LEN]) -> [u8; 16] {
     let (s_lo, s_hi) = s.split_at(8);
-    let (n_lo, n_hi) = nonce.split_at(8);
     let word = |b: &[u8]| u64::from_le_bytes(b.try_into().expect("8 bytes"));
-    let half = |b: &[u8]| u64::from(u32::from_le_bytes(b.try_into().expect("4 bytes")));
+    let [n0, n1, n2] = crate::nonce_words(nonce);
     // One 16-byte store (`crate::store_words`): the engine's load of the block forwards from it.
     let mut t = [0u8; 16];
     crate::store_words(
         &mut t,
-        word(s_lo) ^ word(n_lo),
-        (word(s_hi) ^ half(n_hi)) & !(1 << 63),
+        word(s_lo) ^ (u64::from(n0) | u64::from(n1) << 32),
+        (word(s_hi) ^ u64::from(n2)) & !(1 << 63),
     );
     t
 }

@@ -226,11 +226,9 @@ clmul_core::target_tier! {
     /// encryption key's one or two registers (the third zero for `N` = 4).
     #[inline]
     pub(crate) fn derive<const N: usize>(kgk: &RoundKeys, nonce: &[u8; 12]) -> [__m128i; 3] {
-        // `0^32 || nonce`: the nonce's first 8 bytes and last 4, shifted up by one word.
-        let (lo, hi) = nonce.split_at(8);
-        let lo = u64::from_le_bytes(lo.try_into().expect("8 bytes"));
-        let hi = u32::from_le_bytes(hi.try_into().expect("4 bytes"));
-        let n = _mm_set_epi32(hi as i32, (lo >> 32) as i32, lo as i32, 0);
+        // `0^32 || nonce`: the nonce's words (`crate::nonce_words`), shifted up by one.
+        let [n0, n1, n2] = crate::nonce_words(nonce);
+        let n = _mm_set_epi32(n2 as i32, n1 as i32, n0 as i32, 0);
         let k0 = load(kgk.key(0));
         let mut x: [__m128i; N] =
             core::array::from_fn(|i| _mm_xor_si128(_mm_or_si128(n, _mm_cvtsi32_si128(i as i32)), k0));

@@ -117,12 +117,10 @@ clmul_core::target_tier! {
         // `_mm_add_epi32` carries nothing into the next word), the text's blocks (at most 7)
         // in one batch whose size is a function of the public length. The kernel's rounds
         // (`AesKeys`) and the engine's partial stores (`Lanes`).
-        // The nonce as a register from its two words (not a block written and loaded back,
-        // which would wait for the narrower stores to reach the cache).
-        let (lo, hi) = nonce.split_at(8);
-        let lo = u64::from_le_bytes(lo.try_into().expect("8 bytes"));
-        let hi = u32::from_le_bytes(hi.try_into().expect("4 bytes"));
-        let n = _mm_set_epi64x(i64::from(hi), lo as i64);
+        // The nonce as a register from its words (not a block written and loaded back, which
+        // would wait for the narrower stores to reach the cache).
+        let [n0, n1, n2] = crate::nonce_words(nonce);
+        let n = _mm_set_epi32(0, n2 as i32, n1 as i32, n0 as i32);
         let top = _mm_set_epi32(i32::MIN, 0, 0, 0);
         let t = _mm_andnot_si128(top, _mm_xor_si128(y, n));
         let out = buffer.get_out();
