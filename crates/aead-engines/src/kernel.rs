@@ -344,7 +344,9 @@ pub(crate) const GROUPED: bool = KEPT >= 9;
 /// the stitched loop's throughput counts; on AMD Zen 4, our times, groups against the
 /// half-width stitched loop (with the tag's mask computed first), two runs each: 512 B 98 ns
 /// against 121-128, 640 B 111 against 119, 700 B 126 against 123-124, 800 B level, 900 B
-/// 152-156 against 141-142, 1000 B 155-160 against 142-144.
+/// 152-156 against 141-142, 1000 B 155-160 against 142-144. Interleaved A/B builds on Zen 4
+/// (three alternations, 16 B of AAD) agree: groups 576 B 108-110 ns against 115-117, 640 B
+/// 110-115 against 116-118, 671 B level; a bound of 832 gained nothing at 704-800 B.
 pub(crate) const fn grouped_below(blocks: usize) -> usize {
     if blocks == 4 { 672 } else { 512 }
 }
