@@ -40,23 +40,6 @@ pub(crate) fn store_words(dst: &mut [u8; 16], lo: u64, hi: u64) {
     unsafe { vst1q_u8(dst.as_mut_ptr(), v) }
 }
 
-/// [`crate::opaque_words`]: the words through an empty `asm!`, each in a general-purpose
-/// register.
-#[inline(always)]
-pub(crate) fn opaque_words(mut w: [u32; 3]) -> [u32; 3] {
-    // SAFETY: an empty `asm!` that reads and writes three registers and nothing else.
-    unsafe {
-        core::arch::asm!(
-            "/* {0:w} {1:w} {2:w} */",
-            inout(reg) w[0],
-            inout(reg) w[1],
-            inout(reg) w[2],
-            options(pure, nomem, nostack, preserves_flags)
-        );
-    }
-    w
-}
-
 /// Registers (blocks) per iteration.
 const N: usize = 8;
 

@@ -194,14 +194,29 @@ pub(crate) fn nonce_words(nonce: &[u8; 12]) -> [u32; 3] {
     opaque_words([w(0), w(4), w(8)])
 }
 
-/// `w` through an empty `asm!` where the target has one ([`nonce_words`]).
+/// `w` through an empty `asm!`, each word in a general-purpose register, on the targets with
+/// fused engines ([`nonce_words`]); as it is elsewhere.
 #[inline(always)]
-fn opaque_words(w: [u32; 3]) -> [u32; 3] {
+#[allow(unsafe_code, unused_mut, unused_macros)]
+fn opaque_words(mut w: [u32; 3]) -> [u32; 3] {
+    macro_rules! opaque {
+        ($template:literal) => {
+            // SAFETY: an empty `asm!` that reads and writes three registers and nothing else.
+            unsafe {
+                core::arch::asm!(
+                    $template,
+                    inout(reg) w[0],
+                    inout(reg) w[1],
+                    inout(reg) w[2],
+                    options(pure, nomem, nostack, preserves_flags)
+                );
+            }
+        };
+    }
     #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
-    return x86::opaque_words(w);
+    opaque!("/* {0:e} {1:e} {2:e} */");
     #[cfg(all(target_arch = "aarch64", target_endian = "little"))]
-    return aarch64::opaque_words(w);
-    #[allow(unreachable_code)]
+    opaque!("/* {0:w} {1:w} {2:w} */");
     w
 }
 

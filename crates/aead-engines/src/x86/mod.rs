@@ -52,23 +52,6 @@ pub(crate) fn store_words(dst: &mut [u8; 16], lo: u64, hi: u64) {
     unsafe { _mm_storeu_si128(dst.as_mut_ptr().cast(), v) }
 }
 
-/// [`crate::opaque_words`]: the words through an empty `asm!`, each in a general-purpose
-/// register.
-#[inline(always)]
-pub(crate) fn opaque_words(mut w: [u32; 3]) -> [u32; 3] {
-    // SAFETY: an empty `asm!` that reads and writes three registers and nothing else.
-    unsafe {
-        core::arch::asm!(
-            "/* {0:e} {1:e} {2:e} */",
-            inout(reg) w[0],
-            inout(reg) w[1],
-            inout(reg) w[2],
-            options(pure, nomem, nostack, preserves_flags)
-        );
-    }
-    w
-}
-
 /// An x86 register width with its engine: detection and the `#[target_feature]` entry point
 /// of its module.
 pub(crate) trait Width: AesLanes {
