@@ -156,35 +156,24 @@ pub fn siv_length_block(aad_len: usize, msg_len: usize) -> [u8; 16] {
 /// 64 B 50 -> 39 ns.
 #[inline(always)]
 pub(crate) fn store_words(dst: &mut [u8; 16], lo: u64, hi: u64) {
-    // The MemorySanitizer check's build (`ct_taint`) stores the words as the compiler chooses:
-    // MSan checks an `asm!`'s operands as it checks a branch, and these blocks carry data.
-    if cfg!(ct_taint) {
-        *dst = (u128::from(lo) | u128::from(hi) << 64).to_le_bytes();
-        return;
-    }
+    // The MemorySanitizer check's build (`ct_taint`) takes the plain store below: MSan checks
+    // an `asm!`'s operands as it checks a branch, and these blocks carry data.
     #[cfg(any(
         target_arch = "x86_64",
         all(target_arch = "x86", target_feature = "sse2")
     ))]
-    x86::store_words(dst, lo, hi);
+    if !cfg!(ct_taint) {
+        return x86::store_words(dst, lo, hi);
+    }
     #[cfg(all(
         target_arch = "aarch64",
         target_endian = "little",
         target_feature = "neon"
     ))]
-    aarch64::store_words(dst, lo, hi);
-    #[cfg(not(any(
-        target_arch = "x86_64",
-        all(target_arch = "x86", target_feature = "sse2"),
-        all(
-            target_arch = "aarch64",
-            target_endian = "little",
-            target_feature = "neon"
-        )
-    )))]
-    {
-        *dst = (u128::from(lo) | u128::from(hi) << 64).to_le_bytes();
+    if !cfg!(ct_taint) {
+        return aarch64::store_words(dst, lo, hi);
     }
+    *dst = (u128::from(lo) | u128::from(hi) << 64).to_le_bytes();
 }
 
 /// A 96-bit nonce as three little-endian 4-byte words, each read with its own 4-byte load (an
@@ -268,13 +257,10 @@ impl J0 {
     #[inline]
     pub(crate) fn of_nonce(nonce: &[u8]) -> Self {
         let [w0, w1, w2] = nonce_words(nonce.try_into().expect("a 96-bit nonce"));
-        let fold = w0 ^ w1 ^ w2;
-        let fold = fold ^ (fold >> 16);
         let mut j0 = J0 {
             block: [0; 16],
             from_nonce: true,
-            // `nonce_fold`, from the words.
-            fold: (fold ^ (fold >> 8)) as u8,
+            fold: fold_word(w0 ^ w1 ^ w2),
         };
         store_words(
             &mut j0.block,
@@ -299,9 +285,14 @@ impl J0 {
 /// are loaded as: the public value by which a paced key samples the clock (`pace`).
 #[inline]
 pub(crate) fn nonce_fold(nonce: &[u8]) -> u8 {
-    let x = nonce.chunks(4).fold(0u32, |x, w| {
+    fold_word(nonce.chunks(4).fold(0u32, |x, w| {
         x ^ w.iter().rev().fold(0u32, |a, &b| a << 8 | u32::from(b))
-    });
+    }))
+}
+
+/// [`nonce_fold`]'s last step: the XOR of a word's four bytes.
+#[inline]
+fn fold_word(x: u32) -> u8 {
     let x = x ^ (x >> 16);
     (x ^ (x >> 8)) as u8
 }
