@@ -443,12 +443,15 @@ fn valgrind(bin: &Path, args: &[&str], supp: Option<&Path>) -> Result<Output, St
 fn verdict_lines(root: &Path) -> Result<Vec<String>, String> {
     // The generic path's and the fused engines' `if tag_matches(..)` (both generations), the
     // AES-GCM-SIV rules' (`aead_engines::siv::open`, in place and out of place), and the
-    // key-schedule check `ct_verdict(E_K(0), H).then_some(keys)`.
+    // key-schedule checks on `ct_verdict(E_K(0), H)` (`Fused::init`'s `if agrees`,
+    // `Fused::initialized`, `FusedSiv::new`).
     let needles = [
         "if tag_matches(&expected, tag)",
         "tag_matches(&expected, tag)",
         "tag_matches(&self::tag(msg, s, nonce), tag)",
-        ".then_some(keys)",
+        "if agrees {",
+        "self.init(aes_key, check).then_some(self)",
+        "s.init(aes_key, Some(check)).then_some(s)",
     ];
     let mut files = Vec::new();
     let mut dirs = vec![root.join("crates"), root.join("aead-0.5")];

@@ -495,14 +495,6 @@ pub(crate) fn encrypt_block<I: Isa>(isa: I, rk: &RoundKeys, block: &[u8; 16]) ->
     b[0]
 }
 
-/// Our key schedule for `aes_key`, if it has an AES length and reproduces `h = E_K(0^128)`
-/// (which proves the caller's cipher is AES under that key), compared in constant time.
-pub(crate) fn checked_schedule<I: Isa>(isa: I, aes_key: &[u8], h: &[u8; 16]) -> Option<RoundKeys> {
-    let keys = isa.expand(aes_key)?;
-    let e0 = encrypt_block(isa, &keys, &[0; 16]);
-    crate::ct_verdict(&e0, h).then_some(keys)
-}
-
 /// Encrypts `buffer` with the keystream from `inc32(J0)`; returns the full tag.
 #[inline]
 pub(crate) fn seal<I: Isa>(

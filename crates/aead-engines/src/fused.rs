@@ -322,14 +322,14 @@ impl Fused {
             return false;
         }
         let mut e0 = dispatch!(small, t => engine::encrypt_block(t, &self.keys, &[0; 16]));
-        let ok = check.is_none_or(|h| crate::ct_verdict(&e0, h));
-        if ok {
+        let agrees = check.is_none_or(|h| crate::ct_verdict(&e0, h));
+        if agrees {
             let h = HashKey::from_block(&e0);
             let kept = &mut self.kept;
             dispatch!(self.token, t => engine::kept_powers(t, &h.0, kept));
         }
         crate::wipe::wipe(&mut e0);
-        ok
+        agrees
     }
 
     /// The engine this state runs on.

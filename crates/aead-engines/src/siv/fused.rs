@@ -73,13 +73,8 @@ impl FusedSiv {
     /// (compared in constant time), which proves the caller's cipher is AES under that key.
     /// `None` for [`Engine::Generic`].
     pub fn new(engine: Engine, aes_key: &[u8], check: &[u8; 16]) -> Option<Self> {
-        let token = Token::detect(engine)?;
-        let keys = dispatch!(token, t => engine::checked_schedule(t, aes_key, check))?;
-        Some(Self {
-            token,
-            small: token.narrowest(),
-            keys,
-        })
+        let mut s = Self::empty(Token::detect(engine)?);
+        s.init(aes_key, Some(check)).then_some(s)
     }
 
     /// All zero, on `token`: [`FusedSiv::init`] fills it in place (the key is written where
@@ -366,6 +361,68 @@ mod tests {
                         assert_eq!(keys.key(r), want.key(r), "{engine:?}: {len}-byte key, {r}");
                     }
                 }
+            }
+        }
+    }
+
+    /// The checked key setup (a cipher not known to be AES): on every engine and AES key
+    /// size, the check block `E_K(0)` of the reference AES gives the schedule `for_aes` gives;
+    /// any other check block, or a key of another length, gives `None`.
+    #[test]
+    #[cfg_attr(
+        not(any(
+            target_arch = "x86",
+            target_arch = "x86_64",
+            all(target_arch = "aarch64", target_endian = "little")
+        )),
+        allow(unreachable_code, unused_variables)
+    )]
+    fn checked_key_setup_agrees_or_refuses() {
+        use aes::cipher::{BlockCipherEncrypt, KeyInit, consts::U16};
+        fn e0<C: BlockCipherEncrypt<BlockSize = U16> + KeyInit>(key: &[u8]) -> [u8; 16] {
+            let mut b = aes::Block::default();
+            C::new_from_slice(key)
+                .expect("key length")
+                .encrypt_block(&mut b);
+            b.into()
+        }
+        for engine in Engine::ALL.iter().copied() {
+            if Token::detect(engine).is_none() {
+                continue;
+            }
+            for len in [16usize, 24, 32] {
+                let key: std::vec::Vec<u8> = (0..len).map(|i| (i * 29 + len) as u8).collect();
+                let h = match len {
+                    16 => e0::<aes::Aes128>(&key),
+                    24 => e0::<aes::Aes192>(&key),
+                    _ => e0::<aes::Aes256>(&key),
+                };
+                let checked = FusedSiv::new(engine, &key, &h).expect("E_K(0) agrees");
+                let plain = FusedSiv::for_aes(engine, &key).expect("AES key");
+                assert_eq!(
+                    checked.keys.rounds(),
+                    plain.keys.rounds(),
+                    "{engine:?} {len}"
+                );
+                for r in 0..15 {
+                    assert_eq!(
+                        checked.keys.key(r),
+                        plain.keys.key(r),
+                        "{engine:?} {len} {r}"
+                    );
+                }
+                for bit in [0usize, 77, 127] {
+                    let mut wrong = h;
+                    wrong[bit / 8] ^= 1 << (bit % 8);
+                    assert!(
+                        FusedSiv::new(engine, &key, &wrong).is_none(),
+                        "{engine:?} {bit}"
+                    );
+                }
+            }
+            for len in [0usize, 15, 20, 33] {
+                assert!(FusedSiv::new(engine, &[7; 40][..len], &[0; 16]).is_none());
+                assert!(FusedSiv::for_aes(engine, &[7; 40][..len]).is_none());
             }
         }
     }
