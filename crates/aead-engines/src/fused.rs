@@ -227,7 +227,7 @@ impl Token {
     /// The token that runs a message of `len` bytes (AAD and text) whose 96-bit nonce folds
     /// to `fold` ([`crate::nonce_fold`]; `None` if no nonce is public): the 256-bit engine's
     /// for a paced 512-bit token whose pacing says so, otherwise this one.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn for_message(self, len: usize, fold: Option<u8>) -> Token {
         match self {
             #[cfg(target_arch = "x86_64")]
@@ -339,16 +339,24 @@ impl Fused {
 
     /// J0 for `nonce` (see [`J0`]): a 96-bit nonce as it is, any other length hashed on the
     /// engine.
+    #[inline]
     pub fn j0(&self, nonce: &[u8]) -> J0 {
         if nonce.len() == 12 {
             return J0::of_nonce(nonce);
         }
+        self.j0_hashed(nonce)
+    }
+
+    /// [`Fused::j0`] of a nonce of another length than 96 bits.
+    #[inline(never)]
+    fn j0_hashed(&self, nonce: &[u8]) -> J0 {
         let block = dispatch!(self.token, t => engine::gcm_j0(t, &self.kept, nonce));
         J0::from_hash(block)
     }
 
     /// Encrypts `buffer` (input to output) with the keystream from `inc32(J0)` and returns the
     /// full 16-byte tag.
+    #[inline]
     pub fn seal(&self, j0: &J0, aad: &[u8], buffer: InOutBuf<'_, '_, u8>) -> [u8; 16] {
         let (rk, tbl) = (&self.keys, &self.kept);
         let token = self

@@ -30,7 +30,9 @@ impl<L: AesLanes> AesKeys<L> {
     /// As the [`AesLanes`] methods.
     #[inline(always)]
     pub(crate) unsafe fn new(rk: &RoundKeys) -> Self {
-        let r = rk.rounds();
+        // 10, 12 or 14 by `RoundKeys`' construction; the clamp (two conditional moves) lets
+        // the compiler drop the bounds checks of every index below.
+        let r = rk.rounds().clamp(10, 14);
         let shift = usize::from(L::KEY_FIRST);
         // The first slot of `extra` in use: 4, 2 or 0.
         let extra_from = 14 - r;
