@@ -430,6 +430,14 @@ fn window_in_pages(p: usize, len: usize, want: usize) -> usize {
     want.clamp(first, last_end.wrapping_sub(64).max(first))
 }
 
+/// Whether the 64 bytes from `w` lie on one page (4 KiB, the smallest): the common case of
+/// [`window_in_pages`], checked first.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn within_page(w: usize) -> bool {
+    w & 4095 <= 4096 - 64
+}
+
 /// The `len` bytes at `p` (`len <= 64`) at bytes `at..at + len` of a register (`at + len <=
 /// 64`), zero elsewhere: one masked load of a window on their pages ([`window_in_pages`]);
 /// where that window is not the one the register is (a buffer ending or starting within 64
@@ -441,11 +449,17 @@ fn window_in_pages(p: usize, len: usize, want: usize) -> usize {
 #[inline(always)]
 unsafe fn load_window(p: *const u8, len: usize, at: usize) -> __m512i {
     let want = (p as usize).wrapping_sub(at);
+    if within_page(want) {
+        // SAFETY: the register's own window lies on one page, which holds the caller's `len`
+        // bytes (window bytes `at..at + len`, `at + len <= 64`), the only ones the mask
+        // selects: [`window_in_pages`] would pick this window too.
+        return unsafe { _mm512_maskz_loadu_epi8(mask_at(len, at), p.wrapping_sub(at).cast()) };
+    }
     let d = (p as usize).wrapping_sub(window_in_pages(p as usize, len, want));
     // SAFETY: the mask selects the caller's `len` bytes (window bytes `d..d + len`), the only
     // ones accessed; the masked-off bytes lie on their pages (no assist). `d + len <= 64`
     // (the window holds the bytes), so the shifted mask keeps them all.
-    let v = unsafe { _mm512_maskz_loadu_epi8(byte_mask(len) << d, p.wrapping_sub(d).cast()) };
+    let v = unsafe { _mm512_maskz_loadu_epi8(mask_at(len, d), p.wrapping_sub(d).cast()) };
     if d == at {
         return v;
     }
@@ -464,6 +478,11 @@ unsafe fn load_window(p: *const u8, len: usize, at: usize) -> __m512i {
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
 unsafe fn store_window(p: *mut u8, len: usize, v: __m512i) {
+    if within_page(p as usize) {
+        // SAFETY: the window at `p` lies on one page, which holds the caller's `len` writable
+        // bytes, the only ones the mask selects ([`window_in_pages`] would pick it too).
+        return unsafe { _mm512_mask_storeu_epi8(p.cast(), byte_mask(len), v) };
+    }
     let d = (p as usize).wrapping_sub(window_in_pages(p as usize, len, p as usize));
     let v = if d == 0 {
         v
@@ -474,7 +493,7 @@ unsafe fn store_window(p: *mut u8, len: usize, v: __m512i) {
     };
     // SAFETY: the mask selects window bytes `d..d + len`, the caller's `len` writable bytes,
     // the only ones written; the masked-off bytes lie on their pages (no assist).
-    unsafe { _mm512_mask_storeu_epi8(p.wrapping_sub(d).cast(), byte_mask(len) << d, v) }
+    unsafe { _mm512_mask_storeu_epi8(p.wrapping_sub(d).cast(), mask_at(len, d), v) }
 }
 
 /// `v` moved by whole bytes through the stack: `v` at bytes `64..128` of a zeroed 192-byte
@@ -504,6 +523,14 @@ fn byte_mask(n: usize) -> __mmask64 {
     if n >= 64 { !0 } else { (1u64 << n) - 1 }
 }
 
+/// The byte mask of bytes `at..at + len` of a register (`at + len <= 64`). `at` is 64 only
+/// with `len` 0, whose mask is empty: the shift wraps to 0 instead of overflowing.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn mask_at(len: usize, at: usize) -> __mmask64 {
+    byte_mask(len).wrapping_shl(at as u32)
+}
+
 /// The XOR of the four 128-bit lanes.
 ///
 /// # Safety
@@ -515,5 +542,108 @@ unsafe fn fold512(v: __m512i) -> __m128i {
     unsafe {
         let a = _mm256_xor_si256(_mm512_castsi512_si256(v), _mm512_extracti64x4_epi64::<1>(v));
         _mm_xor_si128(_mm256_castsi256_si128(a), _mm256_extracti128_si256::<1>(a))
+    }
+}
+
+#[cfg(all(test, target_arch = "x86_64", target_os = "linux", not(miri)))]
+mod tests {
+    extern crate std;
+
+    use super::*;
+    use std::vec::Vec;
+
+    const PAGE: usize = 4096;
+
+    /// Two readable and writable pages between two inaccessible ones (never unmapped: a
+    /// test's worth of memory); the first usable byte.
+    fn guarded() -> *mut u8 {
+        unsafe extern "C" {
+            fn mmap(addr: *mut u8, len: usize, prot: i32, flags: i32, fd: i32, off: i64)
+            -> *mut u8;
+            fn mprotect(addr: *mut u8, len: usize, prot: i32) -> i32;
+        }
+        // PROT_READ | PROT_WRITE; MAP_PRIVATE | MAP_ANONYMOUS; PROT_NONE.
+        const RW: i32 = 3;
+        const ANON: i32 = 0x02 | 0x20;
+        const NONE: i32 = 0;
+        // SAFETY: a fresh anonymous mapping of four pages (checked against MAP_FAILED), whose
+        // first and last pages are then made inaccessible; nothing else is touched.
+        unsafe {
+            let base = mmap(core::ptr::null_mut(), 4 * PAGE, RW, ANON, -1, 0);
+            assert!(base as isize != -1, "mmap");
+            assert_eq!(mprotect(base, PAGE, NONE), 0);
+            assert_eq!(mprotect(base.add(3 * PAGE), PAGE, NONE), 0);
+            base.add(PAGE)
+        }
+    }
+
+    /// `load_window` of `len` bytes at `p` into bytes `at..`, stored to an array.
+    #[target_feature(enable = "avx512f,avx512bw")]
+    unsafe fn load(p: *const u8, len: usize, at: usize) -> [u8; 64] {
+        let mut out = [0u8; 64];
+        // SAFETY: forwarded from the caller; `out` is 64 writable bytes.
+        unsafe { _mm512_storeu_si512(out.as_mut_ptr().cast(), load_window(p, len, at)) };
+        out
+    }
+
+    /// `store_window` of the first `len` bytes of `v` to `p`.
+    #[target_feature(enable = "avx512f,avx512bw")]
+    unsafe fn store(p: *mut u8, len: usize, v: &[u8; 64]) {
+        // SAFETY: forwarded from the caller; `v` is 64 readable bytes.
+        unsafe { store_window(p, len, _mm512_loadu_si512(v.as_ptr().cast())) }
+    }
+
+    /// The masked loads and stores of partial registers at every offset within 130 bytes of
+    /// the usable pages' ends and of the boundary between them (so windows on one page, the
+    /// shifted windows at an inaccessible page, and windows across the boundary), every
+    /// length and register position: the caller's bytes and nothing else, read or written.
+    #[test]
+    fn windows_at_page_edges() {
+        if !(std::is_x86_feature_detected!("avx512f") && std::is_x86_feature_detected!("avx512bw"))
+        {
+            std::eprintln!("note: no AVX-512BW on this CPU, masked windows not tested");
+            return;
+        }
+        let base = guarded();
+        let pattern = |i: usize| (i.wrapping_mul(151) >> 3) as u8 ^ 0xa5;
+        // SAFETY: `base` has 2 * PAGE usable bytes.
+        let mem = unsafe { core::slice::from_raw_parts_mut(base, 2 * PAGE) };
+        for (i, b) in mem.iter_mut().enumerate() {
+            *b = pattern(i);
+        }
+        let starts: Vec<usize> = (0..130)
+            .chain(PAGE - 130..PAGE + 130)
+            .chain(2 * PAGE - 130..2 * PAGE)
+            .collect();
+        let v: [u8; 64] = core::array::from_fn(|i| 0x80 | i as u8);
+        for &start in &starts {
+            for len in 0..=64.min(2 * PAGE - start) {
+                for at in 0..=64 - len {
+                    // SAFETY: `len` readable bytes at `start`; the CPU has the features.
+                    let got = unsafe { load(base.add(start), len, at) };
+                    for (i, &g) in got.iter().enumerate() {
+                        let want = if (at..at + len).contains(&i) {
+                            pattern(start + i - at)
+                        } else {
+                            0
+                        };
+                        assert_eq!(g, want, "load {start}+{len} at {at}, byte {i}");
+                    }
+                }
+                // SAFETY: `len` writable bytes at `start`; the CPU has the features.
+                unsafe { store(base.add(start), len, &v) };
+                let lo = start.saturating_sub(64);
+                let hi = (start + len + 64).min(2 * PAGE);
+                for (i, b) in mem.iter_mut().enumerate().take(hi).skip(lo) {
+                    let want = if (start..start + len).contains(&i) {
+                        v[i - start]
+                    } else {
+                        pattern(i)
+                    };
+                    assert_eq!(*b, want, "store {start}+{len}, byte {i}");
+                    *b = pattern(i);
+                }
+            }
+        }
     }
 }
