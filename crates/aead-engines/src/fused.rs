@@ -376,6 +376,7 @@ impl Fused {
     /// Checks `tag` (a prefix of the full tag, in constant time) against the input of `buffer`
     /// and, only if it matches, leaves the plaintext in the output. On a mismatch the output
     /// is exactly as it was.
+    #[inline]
     pub fn open(
         &self,
         j0: &J0,
