@@ -369,14 +369,6 @@ mod tests {
     /// size, the check block `E_K(0)` of the reference AES gives the schedule `for_aes` gives;
     /// any other check block, or a key of another length, gives `None`.
     #[test]
-    #[cfg_attr(
-        not(any(
-            target_arch = "x86",
-            target_arch = "x86_64",
-            all(target_arch = "aarch64", target_endian = "little")
-        )),
-        allow(unreachable_code, unused_variables)
-    )]
     fn checked_key_setup_agrees_or_refuses() {
         use aes::cipher::{BlockCipherEncrypt, KeyInit, consts::U16};
         fn e0<C: BlockCipherEncrypt<BlockSize = U16> + KeyInit>(key: &[u8]) -> [u8; 16] {
@@ -397,20 +389,18 @@ mod tests {
                     24 => e0::<aes::Aes192>(&key),
                     _ => e0::<aes::Aes256>(&key),
                 };
-                let checked = FusedSiv::new(engine, &key, &h).expect("E_K(0) agrees");
-                let plain = FusedSiv::for_aes(engine, &key).expect("AES key");
+                // The round count and all fifteen slots of each schedule.
+                let schedule = |s: Option<FusedSiv>| {
+                    s.map(|s| (s.keys.rounds(), (0..15).map(|r| *s.keys.key(r)).collect()))
+                };
+                let checked: Option<(usize, std::vec::Vec<[u8; 16]>)> =
+                    schedule(FusedSiv::new(engine, &key, &h));
+                assert!(checked.is_some(), "{engine:?} {len}: E_K(0) agrees");
                 assert_eq!(
-                    checked.keys.rounds(),
-                    plain.keys.rounds(),
+                    checked,
+                    schedule(FusedSiv::for_aes(engine, &key)),
                     "{engine:?} {len}"
                 );
-                for r in 0..15 {
-                    assert_eq!(
-                        checked.keys.key(r),
-                        plain.keys.key(r),
-                        "{engine:?} {len} {r}"
-                    );
-                }
                 for bit in [0usize, 77, 127] {
                     let mut wrong = h;
                     wrong[bit / 8] ^= 1 << (bit % 8);
