@@ -442,16 +442,15 @@ fn valgrind(bin: &Path, args: &[&str], supp: Option<&Path>) -> Result<Output, St
 /// crates, do not break the check.
 fn verdict_lines(root: &Path) -> Result<Vec<String>, String> {
     // The generic path's and the fused engines' `if tag_matches(..)` (both generations), the
-    // AES-GCM-SIV rules' (`aead_engines::siv::open`, in place and out of place), and the
-    // key-schedule checks on `ct_verdict(E_K(0), H)` (`Fused::init`'s `if agrees`,
-    // `Fused::initialized`, `FusedSiv::new`).
+    // AES-GCM-SIV rules' (`aead_engines::siv::open`, in place and out of place). (The fused
+    // key setups' check of a cipher not known to be AES, `ct_verdict(E_K(0), H)`, runs in no
+    // harness here, whose ciphers are the `aes` crate's; ct/verdict.supp names its functions.
+    // Lines are matched by file name and number, as Valgrind prints them, so a needle also
+    // covers that line number in any file of the same name: keep the list short.)
     let needles = [
         "if tag_matches(&expected, tag)",
         "tag_matches(&expected, tag)",
         "tag_matches(&self::tag(msg, s, nonce), tag)",
-        "if agrees {",
-        "self.init(aes_key, check).then_some(self)",
-        "s.init(aes_key, Some(check)).then_some(s)",
     ];
     let mut files = Vec::new();
     let mut dirs = vec![root.join("crates"), root.join("aead-0.5")];

@@ -90,7 +90,8 @@ impl FusedSiv {
 
     /// Our key schedule of `aes_key` in place, checked against the caller's cipher on
     /// `E_K(0^128) = check` (in constant time) when given; `false` for a key length that is
-    /// not AES's or a failed check (the round keys are then wiped with `zeroize`'s drop).
+    /// not AES's or a failed check (the round keys are then wiped when dropped, with the
+    /// `zeroize` feature).
     #[inline]
     pub(crate) fn init(&mut self, aes_key: &[u8], check: Option<&[u8; 16]>) -> bool {
         let keys = &mut self.keys;

@@ -449,10 +449,10 @@ fn within_page(w: usize) -> bool {
 #[inline(always)]
 unsafe fn load_window(p: *const u8, len: usize, at: usize) -> __m512i {
     let want = (p as usize).wrapping_sub(at);
-    if within_page(want) {
+    if len > 0 && within_page(want) {
         // SAFETY: the register's own window lies on one page, which holds the caller's `len`
-        // bytes (window bytes `at..at + len`, `at + len <= 64`), the only ones the mask
-        // selects: [`window_in_pages`] would pick this window too.
+        // bytes (window bytes `at..at + len`, `at + len <= 64`, at least one of them), the
+        // only ones the mask selects: [`window_in_pages`] would pick this window too.
         return unsafe { _mm512_maskz_loadu_epi8(mask_at(len, at), p.wrapping_sub(at).cast()) };
     }
     let d = (p as usize).wrapping_sub(window_in_pages(p as usize, len, want));
@@ -606,10 +606,19 @@ mod tests {
         }
         let base = guarded();
         let pattern = |i: usize| (i.wrapping_mul(151) >> 3) as u8 ^ 0xa5;
-        // SAFETY: `base` has 2 * PAGE usable bytes.
-        let mem = unsafe { core::slice::from_raw_parts_mut(base, 2 * PAGE) };
-        for (i, b) in mem.iter_mut().enumerate() {
-            *b = pattern(i);
+        // Every access to the pages goes through `base` (no reference to them is held).
+        let peek = |i: usize| {
+            assert!(i < 2 * PAGE);
+            // SAFETY: `i` is within the usable bytes at `base` (checked above).
+            unsafe { base.add(i).read() }
+        };
+        let poke = |i: usize, b: u8| {
+            assert!(i < 2 * PAGE);
+            // SAFETY: `i` is within the usable bytes at `base` (checked above).
+            unsafe { base.add(i).write(b) }
+        };
+        for i in 0..2 * PAGE {
+            poke(i, pattern(i));
         }
         let starts: Vec<usize> = (0..130)
             .chain(PAGE - 130..PAGE + 130)
@@ -632,16 +641,14 @@ mod tests {
                 }
                 // SAFETY: `len` writable bytes at `start`; the CPU has the features.
                 unsafe { store(base.add(start), len, &v) };
-                let lo = start.saturating_sub(64);
-                let hi = (start + len + 64).min(2 * PAGE);
-                for (i, b) in mem.iter_mut().enumerate().take(hi).skip(lo) {
+                for i in start.saturating_sub(64)..(start + len + 64).min(2 * PAGE) {
                     let want = if (start..start + len).contains(&i) {
                         v[i - start]
                     } else {
                         pattern(i)
                     };
-                    assert_eq!(*b, want, "store {start}+{len}, byte {i}");
-                    *b = pattern(i);
+                    assert_eq!(peek(i), want, "store {start}+{len}, byte {i}");
+                    poke(i, pattern(i));
                 }
             }
         }
