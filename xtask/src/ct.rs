@@ -350,7 +350,7 @@ fn valgrind_checks(
     for v in &VARIANTS[..variants] {
         let bin = build(root, v)?;
         // The seeded leaks first: if they are not caught, nothing below means anything.
-        let st = valgrind(&bin, &["--selftest"], None)?;
+        let st = valgrind(root, &bin, &["--selftest"], None)?;
         save_log(&format!("{}-selftest", v.name), &st.stderr);
         let ops = parse_ops(&st.stdout);
         let (caught, expected, bad) = judge_selftest(&ops, |o| o.reports.unwrap_or(0));
@@ -362,7 +362,7 @@ fn valgrind_checks(
         if !bad.is_empty() || expected == 0 {
             report.fail(format!("{}: seeded leaks not caught: {bad:?}", v.checker));
         }
-        let under_vg = lines(&valgrind(&bin, list, None)?.stdout);
+        let under_vg = lines(&valgrind(root, &bin, list, None)?.stdout);
         for t in targets {
             // The software-AES build only changes the generic paths.
             let generic = ["gcm-generic-", "siv-generic-", "gcm010-generic-"];
@@ -378,7 +378,7 @@ fn valgrind_checks(
                 continue;
             }
             let args: &[&str] = if opts.quick { &["--quick", t] } else { &[t] };
-            let r = valgrind(&bin, args, Some(&supp))?;
+            let r = valgrind(root, &bin, args, Some(&supp))?;
             let log = save_log(&format!("{}-{t}", v.name), &r.stderr);
             let ops = parse_ops(&r.stdout);
             // Reports are error contexts outside the allowed verdict branches (the per-operation
@@ -417,8 +417,10 @@ fn valgrind_checks(
     Ok(())
 }
 
-/// Runs the harness under memcheck.
-fn valgrind(bin: &Path, args: &[&str], supp: Option<&Path>) -> Result<Output, String> {
+/// Runs the harness under memcheck. Source locations are printed as paths relative to the
+/// workspace `root` (`crates/aead-engines/src/fused.rs:12`, not `fused.rs:12`: two files may
+/// share a name), the standard library's in full (`/rustc/<hash>/library/...`).
+fn valgrind(root: &Path, bin: &Path, args: &[&str], supp: Option<&Path>) -> Result<Output, String> {
     let mut cmd = Command::new("valgrind");
     cmd.args([
         "-v",
@@ -426,6 +428,7 @@ fn valgrind(bin: &Path, args: &[&str], supp: Option<&Path>) -> Result<Output, St
         "--error-exitcode=1",
         "--track-origins=yes",
     ]);
+    cmd.arg(format!("--fullpath-after={}/", root.display()));
     if let Some(s) = supp {
         cmd.arg(format!("--suppressions={}", s.display()));
     }
@@ -433,7 +436,8 @@ fn valgrind(bin: &Path, args: &[&str], supp: Option<&Path>) -> Result<Output, St
     run_capture(&mut cmd)
 }
 
-/// The source locations (`file.rs:line`) of the branches on a public verdict that
+/// The source locations (`crates/.../file.rs:line`, relative to `root`) of the branches on a
+/// public verdict that
 /// `ct/verdict.supp` allows. The suppressions match by function name, which fails when
 /// the function is inlined into the harness (Valgrind then names the frame
 /// `UnknownInlinedFun`); reports at exactly these lines are allowed in that case too. The lines
@@ -444,9 +448,7 @@ fn verdict_lines(root: &Path) -> Result<Vec<String>, String> {
     // The generic path's and the fused engines' `if tag_matches(..)` (both generations), the
     // AES-GCM-SIV rules' (`aead_engines::siv::open`, in place and out of place). (The fused
     // key setups' check of a cipher not known to be AES, `ct_verdict(E_K(0), H)`, runs in no
-    // harness here, whose ciphers are the `aes` crate's; ct/verdict.supp names its functions.
-    // Lines are matched by file name and number, as Valgrind prints them, so a needle also
-    // covers that line number in any file of the same name: keep the list short.)
+    // harness here, whose ciphers are the `aes` crate's; ct/verdict.supp names its functions.)
     let needles = [
         "if tag_matches(&expected, tag)",
         "tag_matches(&expected, tag)",
@@ -476,9 +478,10 @@ fn verdict_lines(root: &Path) -> Result<Vec<String>, String> {
         for f in &files {
             let text = std::fs::read_to_string(f).map_err(|e| format!("{}: {e}", f.display()))?;
             let name = f
-                .file_name()
-                .map(|n| n.to_string_lossy().into_owned())
-                .unwrap_or_default();
+                .strip_prefix(root)
+                .unwrap_or(f)
+                .to_string_lossy()
+                .into_owned();
             for (i, l) in text.lines().enumerate() {
                 if l.contains(needle) {
                     out.push(format!("{name}:{}", i + 1));
@@ -519,7 +522,7 @@ fn classify(stderr: &str, verdict_lines: &[String]) -> (usize, usize) {
                 .unwrap_or_default()
         };
         let mut loc = location(top);
-        while loc.starts_with("library/") {
+        while in_std(&loc) {
             match lines.next_if(|x| x.contains(" by 0x")) {
                 Some(frame) => loc = location(frame),
                 None => break,
@@ -532,6 +535,12 @@ fn classify(stderr: &str, verdict_lines: &[String]) -> (usize, usize) {
         }
     }
     (verdicts, others)
+}
+
+/// Whether a frame's location is the standard library's: `/rustc/<hash>/library/...` as
+/// `valgrind` prints it, or `library/...` (the file name alone).
+fn in_std(loc: &str) -> bool {
+    loc.starts_with("library/") || (loc.starts_with("/rustc/") && loc.contains("/library/"))
 }
 
 /// The N of Valgrind's final "ERROR SUMMARY: N errors".
@@ -847,15 +856,33 @@ mod tests {
     /// even with the same standard-library top frame.
     #[test]
     fn verdict_through_std_frames() {
-        let verdicts = ["engine.rs:347".to_owned()];
+        let verdicts = ["crates/aead-engines/src/engine.rs:347".to_owned()];
         let err = "==1== Conditional jump or move depends on uninitialised value(s)\n\
-                   ==1==    at 0x1: UnknownInlinedFun (library/core/src/bool.rs:37)\n\
-                   ==1==    by 0x1: UnknownInlinedFun (engine.rs:347)\n\
+                   ==1==    at 0x1: UnknownInlinedFun (/rustc/0123abcd/library/core/src/bool.rs:37)\n\
+                   ==1==    by 0x1: UnknownInlinedFun (crates/aead-engines/src/engine.rs:347)\n\
                    ==1==    by 0x1: aead_engines::siv::fused::FusedSiv::new (fused.rs:73)\n\
                    ==1== Conditional jump or move depends on uninitialised value(s)\n\
-                   ==1==    at 0x2: UnknownInlinedFun (library/core/src/bool.rs:37)\n\
-                   ==1==    by 0x2: UnknownInlinedFun (engine.rs:348)\n";
+                   ==1==    at 0x2: UnknownInlinedFun (/rustc/0123abcd/library/core/src/bool.rs:37)\n\
+                   ==1==    by 0x2: UnknownInlinedFun (crates/aead-engines/src/engine.rs:348)\n";
         assert_eq!(classify(err, &verdicts), (1, 1));
+    }
+
+    /// Allowed lines are matched by their path: the same line number in another file of the
+    /// same name is not allowed (the two `fused.rs` of aead-engines).
+    #[test]
+    fn verdict_lines_by_path() {
+        let verdicts = ["crates/aead-engines/src/fused.rs:77".to_owned()];
+        let report = |file: &str| {
+            format!(
+                "==1== Conditional jump or move depends on uninitialised value(s)\n\
+                 ==1==    at 0x1: f ({file}:77)\n"
+            )
+        };
+        let at = |file: &str| classify(&report(file), &verdicts);
+        assert_eq!(at("crates/aead-engines/src/fused.rs"), (1, 0));
+        assert_eq!(at("/work/x/crates/aead-engines/src/fused.rs"), (1, 0));
+        assert_eq!(at("crates/aead-engines/src/siv/fused.rs"), (0, 1));
+        assert_eq!(at("fused.rs"), (0, 1));
     }
 
     #[test]
