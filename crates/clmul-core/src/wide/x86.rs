@@ -414,7 +414,8 @@ unsafe fn blend_odd512(a: __m512i, b: __m512i) -> __m512i {
 }
 
 /// The start of a 64-byte window that holds the `len` bytes at `p` (`len <= 64`) and touches
-/// no page they do not: `want` if that window does, else the nearest one that does. Masked
+/// no page they do not: `want` (a window that holds them) if it does, else the nearest one
+/// that does. Masked
 /// loads and stores run on such windows only. One whose masked-off bytes lie on an
 /// inaccessible page does not fault, but the CPU suppresses the fault with a microcode assist,
 /// hundreds of cycles each (measured on Intel, an AES-GCM message of 400 bytes ending at a page
@@ -425,17 +426,14 @@ unsafe fn blend_odd512(a: __m512i, b: __m512i) -> __m512i {
 #[inline(always)]
 fn window_in_pages(p: usize, len: usize, want: usize) -> usize {
     const PAGE: usize = 4096;
+    // The common case first, in one compare: `want` lies on one page, which then is the
+    // bytes' (it holds at least one of them).
+    if len > 0 && want & (PAGE - 1) <= PAGE - 64 {
+        return want;
+    }
     let first = p & !(PAGE - 1);
     let last_end = (p.wrapping_add(len.max(1) - 1) & !(PAGE - 1)).wrapping_add(PAGE);
     want.clamp(first, last_end.wrapping_sub(64).max(first))
-}
-
-/// Whether the 64 bytes from `w` lie on one page (4 KiB, the smallest): the common case of
-/// [`window_in_pages`], checked first.
-#[cfg(target_arch = "x86_64")]
-#[inline(always)]
-fn within_page(w: usize) -> bool {
-    w & 4095 <= 4096 - 64
 }
 
 /// The `len` bytes at `p` (`len <= 64`) at bytes `at..at + len` of a register (`at + len <=
@@ -449,12 +447,6 @@ fn within_page(w: usize) -> bool {
 #[inline(always)]
 unsafe fn load_window(p: *const u8, len: usize, at: usize) -> __m512i {
     let want = (p as usize).wrapping_sub(at);
-    if len > 0 && within_page(want) {
-        // SAFETY: the register's own window lies on one page, which holds the caller's `len`
-        // bytes (window bytes `at..at + len`, `at + len <= 64`, at least one of them), the
-        // only ones the mask selects: [`window_in_pages`] would pick this window too.
-        return unsafe { _mm512_maskz_loadu_epi8(mask_at(len, at), p.wrapping_sub(at).cast()) };
-    }
     let d = (p as usize).wrapping_sub(window_in_pages(p as usize, len, want));
     // SAFETY: the mask selects the caller's `len` bytes (window bytes `d..d + len`), the only
     // ones accessed; the masked-off bytes lie on their pages (no assist). `d + len <= 64`
@@ -478,11 +470,6 @@ unsafe fn load_window(p: *const u8, len: usize, at: usize) -> __m512i {
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
 unsafe fn store_window(p: *mut u8, len: usize, v: __m512i) {
-    if within_page(p as usize) {
-        // SAFETY: the window at `p` lies on one page, which holds the caller's `len` writable
-        // bytes, the only ones the mask selects ([`window_in_pages`] would pick it too).
-        return unsafe { _mm512_mask_storeu_epi8(p.cast(), byte_mask(len), v) };
-    }
     let d = (p as usize).wrapping_sub(window_in_pages(p as usize, len, p as usize));
     let v = if d == 0 {
         v
