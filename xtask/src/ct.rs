@@ -437,11 +437,10 @@ fn valgrind(root: &Path, bin: &Path, args: &[&str], supp: Option<&Path>) -> Resu
 }
 
 /// The source locations (`crates/.../file.rs:line`, relative to `root`) of the branches on a
-/// public verdict that
-/// `ct/verdict.supp` allows. The suppressions match by function name, which fails when
-/// the function is inlined into the harness (Valgrind then names the frame
-/// `UnknownInlinedFun`); reports at exactly these lines are allowed in that case too. The lines
-/// are found by their text in any source file under `crates/` and `aead-0.5/` (the 0.10
+/// public verdict that `ct/verdict.supp` allows. The suppressions match by function name,
+/// which fails when the function is inlined into the harness (Valgrind then names the frame
+/// `UnknownInlinedFun`); reports at exactly these lines are allowed in that case too. The
+/// lines are found by their text in any source file under `crates/` and `aead-0.5/` (the 0.10
 /// generation's generic path), so edits elsewhere, and moves of the code between files and
 /// crates, do not break the check.
 fn verdict_lines(root: &Path) -> Result<Vec<String>, String> {
