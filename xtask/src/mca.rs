@@ -185,9 +185,9 @@ pub fn run(args: &[String]) -> Result<(), String> {
     let mut disasm: HashMap<Arch, Vec<Func>> = HashMap::new();
     let mut sizes: HashMap<Arch, Vec<(String, u64)>> = HashMap::new();
     for arch in [Arch::X86, Arch::Arm] {
-        let rlib = build(&root, &dir, arch, o.build, o.install)?;
-        disasm.insert(arch, disassemble(&tools.objdump, &rlib, arch)?);
-        sizes.insert(arch, symbol_sizes(&tools.nm, &rlib)?);
+        let lib = build(&root, &dir, arch, o.build, o.install)?;
+        disasm.insert(arch, disassemble(&tools.objdump, &lib, arch)?);
+        sizes.insert(arch, symbol_sizes(&tools.nm, &lib)?);
     }
     let models: Vec<(&str, Arch)> = MODELS
         .iter()
@@ -425,7 +425,9 @@ impl Tools {
     }
 }
 
-/// Builds the engines crate for `arch`; returns its rlib.
+/// Builds the engines crate's `mca` example for `arch` (a static library: `Fused::seal` and
+/// `open` inline into their callers, so the engines' jobs are compiled where they are called,
+/// not in the crate's own rlib; an archive needs no linker for the target); returns it.
 fn build(root: &Path, dir: &Path, arch: Arch, run: bool, install: bool) -> Result<PathBuf, String> {
     if run {
         if arch == Arch::Arm && install {
@@ -437,6 +439,8 @@ fn build(root: &Path, dir: &Path, arch: Arch, run: bool, install: bool) -> Resul
             "--release",
             "-p",
             "aead-engines",
+            "--example",
+            "mca",
             "--target",
             arch.triple(),
         ])
@@ -447,19 +451,19 @@ fn build(root: &Path, dir: &Path, arch: Arch, run: bool, install: bool) -> Resul
             return Err(format!("build for {} failed", arch.triple()));
         }
     }
-    let rlib = dir.join(arch.triple()).join("release/libaead_engines.rlib");
-    if rlib.exists() {
-        Ok(rlib)
+    let lib = dir.join(arch.triple()).join("release/examples/libmca.a");
+    if lib.exists() {
+        Ok(lib)
     } else {
-        Err(format!("{} missing", rlib.display()))
+        Err(format!("{} missing", lib.display()))
     }
 }
 
-/// `(demangled name, size)` of every text symbol of the rlib.
-fn symbol_sizes(nm: &Path, rlib: &Path) -> Result<Vec<(String, u64)>, String> {
+/// `(demangled name, size)` of every text symbol of the archive.
+fn symbol_sizes(nm: &Path, lib: &Path) -> Result<Vec<(String, u64)>, String> {
     let out = Command::new(nm)
         .args(["-S", "-C", "--radix=d", "--defined-only"])
-        .arg(rlib)
+        .arg(lib)
         .output()
         .map_err(|e| format!("{}: {e}", nm.display()))?;
     let text = String::from_utf8_lossy(&out.stdout);

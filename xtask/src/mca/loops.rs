@@ -27,7 +27,7 @@ pub(super) struct Func {
     pub(super) insns: Vec<Insn>,
 }
 
-pub(super) fn disassemble(objdump: &Path, rlib: &Path, arch: Arch) -> Result<Vec<Func>, String> {
+pub(super) fn disassemble(objdump: &Path, lib: &Path, arch: Arch) -> Result<Vec<Func>, String> {
     let mut cmd = Command::new(objdump);
     cmd.args(["-d", "--no-show-raw-insn", "-C"]);
     if arch == Arch::Arm {
@@ -35,7 +35,7 @@ pub(super) fn disassemble(objdump: &Path, rlib: &Path, arch: Arch) -> Result<Vec
         cmd.arg("--mattr=+aes,+sha3");
     }
     let out = cmd
-        .arg(rlib)
+        .arg(lib)
         .output()
         .map_err(|e| format!("{}: {e}", objdump.display()))?;
     let text = String::from_utf8_lossy(&out.stdout);

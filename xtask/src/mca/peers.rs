@@ -219,7 +219,7 @@ pub(super) fn hash_rows(
         .collect();
     let ours = disassemble(
         &tools.objdump,
-        &clmul_tests(&registry.root, dir, build)?,
+        &clmul_tests(&registry.root, dir, build, install)?,
         Arch::Arm,
     )?;
     let mut head = vec!["loop".to_string()];
@@ -262,11 +262,21 @@ pub(super) fn hash_rows(
 }
 
 /// Builds `clmul-core`'s tests for aarch64 (release, v0 symbols; linked with
-/// `aarch64-linux-gnu-gcc`) and returns the backend tests' executable, which instantiates
-/// every backend's kernels.
-pub(super) fn clmul_tests(root: &Path, dir: &Path, run: bool) -> Result<PathBuf, String> {
+/// `aarch64-linux-gnu-gcc` against the cross C library, which `install` gets with apt-get
+/// when missing) and returns the backend tests' executable, which instantiates every
+/// backend's kernels.
+pub(super) fn clmul_tests(
+    root: &Path,
+    dir: &Path,
+    run: bool,
+    install: bool,
+) -> Result<PathBuf, String> {
     let deps = dir.join(Arch::Arm.triple()).join("release/deps");
     if run {
+        if install && !Path::new("/usr/aarch64-linux-gnu/lib/crti.o").exists() {
+            // A failure shows as the link's error below.
+            let _ = crate::tools::apt_install(&["libc6-dev-arm64-cross"]);
+        }
         let mut cmd = Command::new("cargo");
         cmd.args([
             "test",
