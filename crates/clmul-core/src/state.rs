@@ -345,12 +345,22 @@ fn kernel<const GHASH: bool>(
         #[cfg(all(target_arch = "aarch64", target_endian = "little"))]
         // SAFETY: as above, detection of the PMULL tier's features succeeded.
         Backend::Pmull => unsafe {
-            crate::aarch64::pmull::update_small::<GHASH>(small, len, acc, blocks)
+            use crate::aarch64::pmull;
+            if pmull::is_mid(blocks.len()) {
+                pmull::update_mid::<GHASH>(small, len, acc, blocks)
+            } else {
+                pmull::update_small::<GHASH>(small, len, acc, blocks)
+            }
         },
         #[cfg(all(target_arch = "aarch64", target_endian = "little"))]
         // SAFETY: as above, detection of the PMULL + SHA3 tier's features succeeded.
         Backend::PmullEor3 => unsafe {
-            crate::aarch64::pmull::eor3::update_small::<GHASH>(small, len, acc, blocks)
+            use crate::aarch64::pmull;
+            if pmull::is_mid(blocks.len()) {
+                pmull::eor3::update_mid::<GHASH>(small, len, acc, blocks)
+            } else {
+                pmull::eor3::update_small::<GHASH>(small, len, acc, blocks)
+            }
         },
     }
 }
