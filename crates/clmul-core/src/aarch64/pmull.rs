@@ -180,6 +180,8 @@ macro_rules! pmull_tier {
             /// the powers in registers for both, as the x86 backends' `update_mid`: no table of
             /// H^5..H^8 for a few blocks more than the kept powers cover).
             pub fn update_mid<const GHASH: bool>(small: &mut Small, len: &mut u8, acc: &mut u128, blocks: &[[u8; 16]]) {
+                // The runs below cover at most seven blocks (four, then three).
+                assert!(blocks.len() < STRIDE, "a stride's worth of blocks on the five-to-seven path");
                 let (head, tail) = blocks.split_at(SMALL.min(blocks.len()));
                 let kept = kept4(small, len);
                 let mids = kept.map(|h| middle(h));
