@@ -107,6 +107,11 @@ fn main() -> ExitCode {
                 if !steps.cross {
                     return ExitCode::SUCCESS;
                 }
+                // The modelled loops of the CPUs not at hand, against the recorded ones.
+                let check = ["--install".to_owned(), "--check".to_owned()];
+                if let Err(msg) = mca::run(&check) {
+                    return finish("test", Err(msg));
+                }
                 let mut quick = vec!["--quick".to_owned(), "--install".to_owned()];
                 if !steps.keep_builds {
                     quick.push("--lean".to_owned());

@@ -22,7 +22,10 @@
 //!    (`generated-src/`), each assembled with the C compiler of its architecture, and prints
 //!    ours / peer for the loop each CPU model runs (the peer that CPU's users get).
 //!
-//! Prints the tables; `--readme` also replaces the `<!-- mca:start -->` ... `<!-- mca:end -->`
+//! Prints the tables; `--check` compares our loops' cells with the ones docs/BENCHMARKS.md
+//! records and fails on any more than [`CHECK_TOLERANCE`] slower (the ARM standalone GHASH loop
+//! once went from 21.5 to 26.3 cycles per 64 bytes on Neoverse N1 for three days, unseen: no
+//! ARM machine runs our benches). `--readme` also replaces the `<!-- mca:start -->` ... `<!-- mca:end -->`
 //! section of docs/BENCHMARKS.md with them. `--install` gets Debian's `llvm-19` (llvm-mca,
 //! llvm-objdump, llvm-nm) with apt-get when they are missing, and the aarch64 Rust target with
 //! rustup.
@@ -45,7 +48,7 @@ use loops::*;
 use peers::*;
 
 const HELP: &str = "\
-cargo xtask mca [--install] [--readme] [--cpu MODEL]... [--no-build] [--no-peers] [--show ENGINE]
+cargo xtask mca [--install] [--readme | --check] [--cpu MODEL]... [--no-build] [--no-peers] [--show ENGINE]
 
 Runs the steady-state loop of every AES-GCM engine through llvm-mca (LLVM 19 or newer) on
 the CPU models znver4, znver3, sapphirerapids, alderlake, skylake, neoverse-n1, neoverse-v1
@@ -55,6 +58,8 @@ assembled with cc / aarch64-linux-gnu-gcc) and ours / peer for the loop each mod
 
   --install      install llvm-19 with apt-get and the aarch64 Rust target when missing
   --readme       also rewrite the mca section of docs/BENCHMARKS.md (<!-- mca:start/end -->)
+  --check        fail if any loop of ours models more than 3% slower than the section
+                 docs/BENCHMARKS.md records (a regression guard for the CPUs we cannot run)
   --cpu MODEL    only these models (repeatable)
   --no-build     reuse target/mca from the last run
   --no-peers     leave out the peers' loops
@@ -149,6 +154,7 @@ struct Options {
     install: bool,
     peers: bool,
     readme: bool,
+    check: bool,
     build: bool,
     cpus: Vec<String>,
     show: Option<String>,
@@ -159,6 +165,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
         install: false,
         peers: true,
         readme: false,
+        check: false,
         build: true,
         cpus: Vec::new(),
         show: None,
@@ -172,6 +179,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
             }
             "--install" => o.install = true,
             "--readme" => o.readme = true,
+            "--check" => o.check = true,
             "--no-build" => o.build = false,
             "--no-peers" => o.peers = false,
             "--cpu" => o.cpus.push(it.next().ok_or("--cpu needs a model")?.clone()),
@@ -331,11 +339,108 @@ pub fn run(args: &[String]) -> Result<(), String> {
             md.push_str(&format!("| {} |\n", r.join(" | ")));
         }
     }
+    if o.check {
+        let (page, text) = crate::table::marked_page(&root, MCA_START)?;
+        let recorded = marked_section(&text)
+            .ok_or_else(|| format!("{} lacks the mca section's markers", page.display()))?;
+        let worse = regressions(recorded, &md, CHECK_TOLERANCE);
+        if !worse.is_empty() {
+            return Err(format!(
+                "mca: {} of our loops model slower than {} records (more than {:.0}%):\n  {}\n\
+                 (a change of compiler or code made them so; if intended, rerun with --readme)",
+                worse.len(),
+                page.display(),
+                CHECK_TOLERANCE * 100.0,
+                worse.join("\n  ")
+            ));
+        }
+        println!(
+            "mca: no loop of ours models slower than {} records",
+            page.display()
+        );
+    }
     if o.readme {
         splice_readme(&root, &md)?;
         println!("mca: docs/BENCHMARKS.md updated");
     }
     Ok(())
+}
+
+/// How much slower than recorded a loop of ours may model before `--check` fails: the cells
+/// are deterministic for one compiler and one LLVM, so this only absorbs rounding.
+const CHECK_TOLERANCE: f64 = 0.03;
+
+const MCA_START: &str = "<!-- mca:start -->";
+const MCA_END: &str = "<!-- mca:end -->";
+
+/// The text between the mca section's markers.
+fn marked_section(text: &str) -> Option<&str> {
+    let a = text.find(MCA_START)? + MCA_START.len();
+    let b = text.find(MCA_END)?;
+    (a < b).then(|| &text[a..b])
+}
+
+/// The cycle counts of our loops in the section's tables (the engines' and the GHASH loops',
+/// not the peers' rows nor the comparison table): `(row, column, index)` to the number, the
+/// index telling a cell's AES-128 and AES-256 numbers (`12.0 / 14.0, Res 96`) apart.
+fn our_cells(md: &str) -> BTreeMap<(String, String, usize), f64> {
+    let mut out = BTreeMap::new();
+    let mut header: Vec<String> = Vec::new();
+    for line in md.lines() {
+        let Some(row) = line
+            .trim()
+            .strip_prefix('|')
+            .and_then(|l| l.strip_suffix('|'))
+        else {
+            header.clear();
+            continue;
+        };
+        let cells: Vec<String> = row.split('|').map(|c| c.trim().to_string()).collect();
+        if cells
+            .iter()
+            .all(|c| c.chars().all(|ch| ch == '-' || ch == ':'))
+        {
+            continue;
+        }
+        if header.is_empty() {
+            header = cells;
+            continue;
+        }
+        let ours_table = matches!(header[0].as_str(), "engine" | "loop");
+        if !ours_table || cells[0].starts_with("peer:") {
+            continue;
+        }
+        for (col, cell) in header.iter().zip(&cells).skip(1) {
+            let Some((numbers, _busiest)) = cell.split_once(", ") else {
+                continue;
+            };
+            for (i, n) in numbers.split(" / ").enumerate() {
+                if let Ok(v) = n.parse::<f64>() {
+                    out.insert((cells[0].clone(), col.clone(), i), v);
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Our cells of `current` more than `tolerance` slower than the same cells of `recorded`, as
+/// lines to report (cells only one of the two has are not compared).
+fn regressions(recorded: &str, current: &str, tolerance: f64) -> Vec<String> {
+    let before = our_cells(recorded);
+    our_cells(current)
+        .into_iter()
+        .filter_map(|(key, now)| {
+            let was = *before.get(&key)?;
+            (now > was * (1.0 + tolerance)).then(|| {
+                let what = if key.2 == 0 { "" } else { " (AES-256)" };
+                format!(
+                    "{} on {}{what}: {was:.1} -> {now:.1} cycles per 64 bytes",
+                    key.0, key.1
+                )
+            })
+        })
+        .collect()
 }
 
 /// Our engines' rows: the engine, its code size (`None`: counted with the row above), its
@@ -493,8 +598,8 @@ fn ours(syms: &[(String, u64)]) -> impl Iterator<Item = &(String, u64)> {
 }
 
 fn splice_readme(root: &Path, md: &str) -> Result<(), String> {
-    const START: &str = "<!-- mca:start -->";
-    const END: &str = "<!-- mca:end -->";
+    const START: &str = MCA_START;
+    const END: &str = MCA_END;
     let (page, text) = crate::table::marked_page(root, START)?;
     let (a, b) = match (text.find(START), text.find(END)) {
         (Some(a), Some(b)) if a < b => (a + START.len(), b),
@@ -507,4 +612,56 @@ fn splice_readme(root: &Path, md: &str) -> Result<(), String> {
     };
     let new = format!("{}\n{}\n{}", &text[..a], md.trim_end(), &text[b..]);
     fs::write(&page, new).map_err(|e| format!("{}: {e}", page.display()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const RECORDED: &str = "\
+| engine | code | znver3 | neoverse-n1 |
+|---|---:|---:|---:|
+| VAES-256 (256 B/iter) | 77.4 KB | 23.5 / 27.4, Zn3FP0 94 | n/a |
+| peer: ring VAES-AVX2 (128 B/iter) |  | 25.1 / 28.6, Zn3FP1 50 | n/a |
+
+| model | ours | peer | AES-128: ours / peer | ratio |
+|---|---|---|---:|---:|
+| znver3 | VAES-256 | ring VAES-AVX2 | 23.5 / 25.1 | 1.07x |
+
+| loop | neoverse-n1 |
+|---|---:|
+| ours: PMULL GHASH (8 blocks) | 21.5, N1UnitV1 43 |
+| peer: aws-lc ghashv8 (4 blocks) | 27.0, N1UnitV0 24 |
+";
+
+    #[test]
+    fn our_loops_only_and_both_key_sizes() {
+        let cells = our_cells(RECORDED);
+        let key = |r: &str, c: &str, i| (r.to_string(), c.to_string(), i);
+        assert_eq!(cells.len(), 3);
+        assert_eq!(cells[&key("VAES-256 (256 B/iter)", "znver3", 0)], 23.5);
+        assert_eq!(cells[&key("VAES-256 (256 B/iter)", "znver3", 1)], 27.4);
+        assert_eq!(
+            cells[&key("ours: PMULL GHASH (8 blocks)", "neoverse-n1", 0)],
+            21.5
+        );
+    }
+
+    #[test]
+    fn slower_beyond_the_tolerance_is_reported() {
+        assert!(regressions(RECORDED, RECORDED, CHECK_TOLERANCE).is_empty());
+        // Faster, or slower within the tolerance, passes; a peer's row is not ours.
+        let better = RECORDED
+            .replace("23.5 / 27.4", "22.0 / 28.0")
+            .replace("25.1 / 28.6", "40.0 / 40.0");
+        assert!(regressions(RECORDED, &better, CHECK_TOLERANCE).is_empty());
+        let worse = RECORDED.replace("| 21.5, N1UnitV1 43", "| 26.3, N1UnitV1 52");
+        let found = regressions(RECORDED, &worse, CHECK_TOLERANCE);
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert!(found[0].contains("PMULL GHASH") && found[0].contains("21.5 -> 26.3"));
+        let worse256 = RECORDED.replace("23.5 / 27.4", "23.5 / 29.0");
+        let found = regressions(RECORDED, &worse256, CHECK_TOLERANCE);
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert!(found[0].contains("(AES-256)"));
+    }
 }

@@ -16,7 +16,10 @@
 //!    every backend and engine this CPU has, with their seeded leaks: Valgrind (the shipped
 //!    build), MemorySanitizer, and the disassembly check of the release binary; MSan is
 //!    skipped with a note only if the nightly toolchain cannot be installed;
-//! 5. `cargo xtask cross-test --quick --install` (big-endian s390x, both workspaces; aarch64
+//! 5. `cargo xtask mca --install --check`: every loop of ours through llvm-mca's models of the
+//!    CPUs we tune for but do not have (ARM's, Intel's client cores), failing if one models
+//!    slower than docs/BENCHMARKS.md records;
+//! 6. `cargo xtask cross-test --quick --install` (big-endian s390x, both workspaces; aarch64
 //!    with PMULL and ARMv8 AES with and without SHA3, the main workspace; the aarch64_be build
 //!    check; the x86 dispatch ladder under QEMU; Miri and the other rows run in the full
 //!    `cargo xtask cross-test` only).
@@ -35,9 +38,10 @@ cargo xtask test [--no-cross] [--no-upstream] [--no-ct] [--keep-builds]
 
 Runs, in the main workspace and in aead-0.5/: fmt, clippy, doc, the tests, and the
 forced-portable build's tests; then the published crates' test suites against ours, the
-[patch] recipe check, the quick constant-time checks (`cargo xtask ct --quick`), and the
-quick cross-test (installing QEMU, cross linkers and valgrind with apt-get when missing, and
-the nightly toolchain with rustup; needs root for apt-get).
+[patch] recipe check, the quick constant-time checks (`cargo xtask ct --quick`), the
+modelled loops against the recorded ones (`cargo xtask mca --check`; with --no-cross, not run)
+and the quick cross-test (installing QEMU, cross linkers, llvm-19 and valgrind with apt-get
+when missing, and the nightly toolchain with rustup; needs root for apt-get).
 
 Each step's own build directory (target/soft, upstream-check, patch-recipe, ct,
 the cross targets', ...) is deleted once the step is done, so the disk holds the
