@@ -25,10 +25,11 @@
 //! Prints the tables; `--check` compares our loops' cells with the ones docs/BENCHMARKS.md
 //! records and fails on any more than [`CHECK_TOLERANCE`] slower (the ARM standalone GHASH loop
 //! once went from 21.5 to 26.3 cycles per 64 bytes on Neoverse N1 for three days, unseen: no
-//! ARM machine runs our benches). `--readme` also replaces the `<!-- mca:start -->` ... `<!-- mca:end -->`
-//! section of docs/BENCHMARKS.md with them. `--install` gets Debian's `llvm-19` (llvm-mca,
-//! llvm-objdump, llvm-nm) with apt-get when they are missing, and the aarch64 Rust target with
-//! rustup.
+//! ARM machine runs our benches). `--readme` also replaces the `<!-- mca:start -->` ...
+//! `<!-- mca:end -->` section of docs/BENCHMARKS.md with them, and README.md's ARM table
+//! (`<!-- mca-arm:start -->` ... `<!-- mca-arm:end -->`: ours against the peers on the ARM
+//! models, and the GHASH loop). `--install` gets Debian's `llvm-19` (llvm-mca, llvm-objdump,
+//! llvm-nm) with apt-get when they are missing, and the aarch64 Rust target with rustup.
 //!
 //! The submodules: `loops` (disassembly, the paths through a loop, llvm-mca) and `peers` (the
 //! peers' assembly and the GHASH loops).
@@ -58,6 +59,7 @@ assembled with cc / aarch64-linux-gnu-gcc) and ours / peer for the loop each mod
 
   --install      install llvm-19 with apt-get and the aarch64 Rust target when missing
   --readme       also rewrite the mca section of docs/BENCHMARKS.md (<!-- mca:start/end -->)
+                 and README.md's ARM table (<!-- mca-arm:start/end -->)
   --check        fail if any loop of ours models more than 3% slower than the section
                  docs/BENCHMARKS.md records (a regression guard for the CPUs we cannot run)
   --cpu MODEL    only these models (repeatable)
@@ -320,11 +322,45 @@ pub fn run(args: &[String]) -> Result<(), String> {
             md.push_str(&format!("| {} |\n", r.join(" | ")));
         }
     }
+    // README's ARM table: the rows of the models of ARM cores (no ARM machine runs our
+    // benches, so these are the only ARM numbers README gives), written with --readme when
+    // the run has all of them and the peers.
+    let arm = |ms: &[(&str, Arch)]| ms.iter().filter(|(_, a)| *a == Arch::Arm).count();
+    let mut arm_md = String::new();
+    if arm(&models) == arm(MODELS) && !versus.is_empty() {
+        arm_md.push_str(&format!(
+            "| {} |\n|---|---|---|---:|---:|---:|---:|\n",
+            [
+                "llvm-mca model",
+                "ours",
+                "peer",
+                "AES-128: ours / peer",
+                "ratio",
+                "AES-256: ours / peer",
+                "ratio",
+            ]
+            .join(" | ")
+        ));
+        for r in versus.iter().filter(|r| r[0].starts_with("neoverse")) {
+            arm_md.push_str(&format!("| {} |\n", r.join(" | ")));
+        }
+    }
     if let Some(r) = registry
         .as_ref()
         .filter(|_| models.iter().any(|(_, a)| *a == Arch::Arm))
     {
         let (head, rows) = hash_rows(&tools, r, &dir, &models, o.build, o.install)?;
+        if !arm_md.is_empty() {
+            arm_md.push_str(&format!(
+                "\nThe standalone GHASH loop (`ghash` and `polyval` on PMULL), cycles per 64 \
+                 bytes:\n\n| {} |\n|---|{}\n",
+                head.join(" | "),
+                "---:|".repeat(head.len() - 1)
+            ));
+            for r in &rows {
+                arm_md.push_str(&format!("| {} |\n", r.join(" | ")));
+            }
+        }
         let hr: Vec<&str> = head.iter().map(String::as_str).collect();
         println!();
         print!("{}", crate::table::render(&hr, &rows, 0, true));
@@ -360,8 +396,16 @@ pub fn run(args: &[String]) -> Result<(), String> {
         );
     }
     if o.readme {
-        splice_readme(&root, &md)?;
+        splice(&root, MCA_START, MCA_END, &md)?;
         println!("mca: docs/BENCHMARKS.md updated");
+        if arm_md.is_empty() {
+            println!(
+                "mca: README's ARM table left as it is (it needs every ARM model and the peers)"
+            );
+        } else {
+            splice(&root, ARM_START, ARM_END, &arm_md)?;
+            println!("mca: README.md's ARM table updated");
+        }
     }
     Ok(())
 }
@@ -372,6 +416,10 @@ const CHECK_TOLERANCE: f64 = 0.03;
 
 const MCA_START: &str = "<!-- mca:start -->";
 const MCA_END: &str = "<!-- mca:end -->";
+/// README's table of the ARM models (`--readme`, from a run with every ARM model of
+/// [`MODELS`] and the peers).
+const ARM_START: &str = "<!-- mca-arm:start -->";
+const ARM_END: &str = "<!-- mca-arm:end -->";
 
 /// The text between the mca section's markers.
 fn marked_section(text: &str) -> Option<&str> {
@@ -597,15 +645,15 @@ fn ours(syms: &[(String, u64)]) -> impl Iterator<Item = &(String, u64)> {
         .filter(|(n, _)| n.trim_start_matches('<').starts_with("aead_engines::"))
 }
 
-fn splice_readme(root: &Path, md: &str) -> Result<(), String> {
-    const START: &str = MCA_START;
-    const END: &str = MCA_END;
-    let (page, text) = crate::table::marked_page(root, START)?;
-    let (a, b) = match (text.find(START), text.find(END)) {
-        (Some(a), Some(b)) if a < b => (a + START.len(), b),
+/// Replaces the text between the markers `start` and `end` of the page that has them (README.md
+/// or a page of docs/) with `md`.
+fn splice(root: &Path, start: &str, end: &str, md: &str) -> Result<(), String> {
+    let (page, text) = crate::table::marked_page(root, start)?;
+    let (a, b) = match (text.find(start), text.find(end)) {
+        (Some(a), Some(b)) if a < b => (a + start.len(), b),
         _ => {
             return Err(format!(
-                "{} lacks the {START} ... {END} markers",
+                "{} lacks the {start} ... {end} markers",
                 page.display()
             ));
         }
