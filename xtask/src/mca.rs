@@ -301,26 +301,14 @@ pub fn run(args: &[String]) -> Result<(), String> {
         x86_total as f64 / 1000.0
     ));
     if !versus.is_empty() {
-        let head = [
-            "model",
-            "ours",
-            "peer",
-            "AES-128: ours / peer",
-            "ratio",
-            "AES-256: ours / peer",
-            "ratio",
-        ];
         println!();
-        print!("{}", crate::table::render(&head, &versus, 0, true));
+        print!("{}", crate::table::render(&VERSUS_HEAD, &versus, 0, true));
         println!("ratio: the peer's cycles / ours (above 1: ours is faster by the model)");
-        md.push_str(&format!(
+        md.push_str(
             "\nOurs against the peer loop each model's users get (ratio: the peer's cycles / \
-             ours; above 1, ours is faster by the model):\n\n| {} |\n|---|---|---|---:|---:|---:|---:|\n",
-            head.join(" | ")
-        ));
-        for r in &versus {
-            md.push_str(&format!("| {} |\n", r.join(" | ")));
-        }
+             ours; above 1, ours is faster by the model):\n\n",
+        );
+        md.push_str(&md_table(&VERSUS_HEAD, &versus));
     }
     // README's ARM table: the rows of the models of ARM cores (no ARM machine runs our
     // benches, so these are the only ARM numbers README gives), written with --readme when
@@ -328,51 +316,34 @@ pub fn run(args: &[String]) -> Result<(), String> {
     let arm = |ms: &[(&str, Arch)]| ms.iter().filter(|(_, a)| *a == Arch::Arm).count();
     let mut arm_md = String::new();
     if arm(&models) == arm(MODELS) && !versus.is_empty() {
-        arm_md.push_str(&format!(
-            "| {} |\n|---|---|---|---:|---:|---:|---:|\n",
-            [
-                "llvm-mca model",
-                "ours",
-                "peer",
-                "AES-128: ours / peer",
-                "ratio",
-                "AES-256: ours / peer",
-                "ratio",
-            ]
-            .join(" | ")
-        ));
-        for r in versus.iter().filter(|r| r[0].starts_with("neoverse")) {
-            arm_md.push_str(&format!("| {} |\n", r.join(" | ")));
-        }
+        let rows: Vec<Vec<String>> = versus
+            .iter()
+            .filter(|r| r[0].starts_with("neoverse"))
+            .cloned()
+            .collect();
+        arm_md.push_str(&md_table(&VERSUS_HEAD, &rows));
     }
     if let Some(r) = registry
         .as_ref()
         .filter(|_| models.iter().any(|(_, a)| *a == Arch::Arm))
     {
         let (head, rows) = hash_rows(&tools, r, &dir, &models, o.build, o.install)?;
-        if !arm_md.is_empty() {
-            arm_md.push_str(&format!(
-                "\nThe standalone GHASH loop (`ghash` and `polyval` on PMULL), cycles per 64 \
-                 bytes:\n\n| {} |\n|---|{}\n",
-                head.join(" | "),
-                "---:|".repeat(head.len() - 1)
-            ));
-            for r in &rows {
-                arm_md.push_str(&format!("| {} |\n", r.join(" | ")));
-            }
-        }
         let hr: Vec<&str> = head.iter().map(String::as_str).collect();
         println!();
         print!("{}", crate::table::render(&hr, &rows, 0, true));
         println!("cells: llvm-mca cycles per 64 bytes of the GHASH loop (no AES)");
-        md.push_str(&format!(
+        let table = md_table(&hr, &rows);
+        md.push_str(
             "\nThe standalone GHASH loops on ARM (`ghash`'s PMULL backends; no AES), cycles per 64 \
-             bytes:\n\n| {} |\n|---|{}\n",
-            head.join(" | "),
-            "---:|".repeat(head.len() - 1)
-        ));
-        for r in &rows {
-            md.push_str(&format!("| {} |\n", r.join(" | ")));
+             bytes:\n\n",
+        );
+        md.push_str(&table);
+        if !arm_md.is_empty() {
+            arm_md.push_str(
+                "\nThe standalone GHASH loop (`ghash` and `polyval` on PMULL), cycles per 64 \
+                 bytes:\n\n",
+            );
+            arm_md.push_str(&table);
         }
     }
     if o.check {
@@ -408,6 +379,37 @@ pub fn run(args: &[String]) -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+/// The columns of the table of ours against each model's peer loop ([`versus_rows`]).
+const VERSUS_HEAD: [&str; 7] = [
+    "model",
+    "ours",
+    "peer",
+    "AES-128: ours / peer",
+    "ratio",
+    "AES-256: ours / peer",
+    "ratio",
+];
+
+/// A markdown table of `rows` under `head`: the first columns (names) left-aligned as long as
+/// they are not numbers, the cells (each with a digit) right-aligned.
+fn md_table(head: &[&str], rows: &[Vec<String>]) -> String {
+    let numeric = |i: usize| {
+        rows.iter().all(|r| {
+            r.get(i).is_some_and(|c| {
+                c.chars().next().is_some_and(|ch| ch.is_ascii_digit()) || c == "n/a"
+            })
+        })
+    };
+    let align: Vec<&str> = (0..head.len())
+        .map(|i| if i > 0 && numeric(i) { "---:" } else { "---" })
+        .collect();
+    let mut t = format!("| {} |\n|{}|\n", head.join(" | "), align.join("|"));
+    for r in rows {
+        t.push_str(&format!("| {} |\n", r.join(" | ")));
+    }
+    t
 }
 
 /// How much slower than recorded a loop of ours may model before `--check` fails: the cells
