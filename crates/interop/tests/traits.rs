@@ -61,44 +61,21 @@ fn same(name: &str, ours: [(&str, bool); 9], theirs: [(&str, bool); 9]) {
     assert!(ours[0].1 && ours[1].1 && ours[5].1, "{name}: {ours:?}");
 }
 
-#[test]
-fn aes_gcm_types_have_the_published_traits() {
-    same(
-        "Aes128Gcm",
-        traits!(aes_gcm::Aes128Gcm),
-        traits!(upstream_aes_gcm::Aes128Gcm),
-    );
-    same(
-        "Aes256Gcm",
-        traits!(aes_gcm::Aes256Gcm),
-        traits!(upstream_aes_gcm::Aes256Gcm),
-    );
+/// [`same`] for each `name: ours, published;`.
+macro_rules! compare {
+    ($($name:literal: $ours:ty, $theirs:ty;)*) => {
+        $(same($name, traits!($ours), traits!($theirs));)*
+    };
 }
 
 #[test]
-fn aes_gcm_siv_types_have_the_published_traits() {
-    same(
-        "Aes128GcmSiv",
-        traits!(aes_gcm_siv::Aes128GcmSiv),
-        traits!(upstream_aes_gcm_siv::Aes128GcmSiv),
-    );
-    same(
-        "Aes256GcmSiv",
-        traits!(aes_gcm_siv::Aes256GcmSiv),
-        traits!(upstream_aes_gcm_siv::Aes256GcmSiv),
-    );
-}
-
-#[test]
-fn universal_hash_types_have_the_published_traits() {
-    same(
-        "Polyval",
-        traits!(polyval::Polyval),
-        traits!(upstream_polyval::Polyval),
-    );
-    same(
-        "GHash",
-        traits!(ghash::GHash),
-        traits!(upstream_ghash::GHash),
-    );
+fn public_types_have_the_published_traits() {
+    compare! {
+        "Aes128Gcm": aes_gcm::Aes128Gcm, upstream_aes_gcm::Aes128Gcm;
+        "Aes256Gcm": aes_gcm::Aes256Gcm, upstream_aes_gcm::Aes256Gcm;
+        "Aes128GcmSiv": aes_gcm_siv::Aes128GcmSiv, upstream_aes_gcm_siv::Aes128GcmSiv;
+        "Aes256GcmSiv": aes_gcm_siv::Aes256GcmSiv, upstream_aes_gcm_siv::Aes256GcmSiv;
+        "Polyval": polyval::Polyval, upstream_polyval::Polyval;
+        "GHash": ghash::GHash, upstream_ghash::GHash;
+    }
 }
