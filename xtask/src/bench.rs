@@ -28,6 +28,7 @@
 use std::{fs, path::Path, process::Command};
 
 use crate::proc::{self, target_dir, workspace_root};
+use crate::table::splice;
 
 const HELP: &str = "\
 cargo xtask bench [--lto | --full] [--quick] [--pin] [--no-run-benches] [-- <criterion args>]
@@ -487,19 +488,6 @@ pub fn run(args: &[String]) -> Result<(), String> {
     splice(&root, START, END, &md)?;
     println!("bench: docs/BENCHMARKS.md and docs/*.svg updated");
     Ok(())
-}
-
-/// Replaces the text between the markers `start` and `end` of the page that has them
-/// ([`crate::table::marked_page`]: README.md or a page of `docs/`) with `md`.
-fn splice(root: &Path, start: &str, end: &str, md: &str) -> Result<(), String> {
-    let (page, text) = crate::table::marked_page(root, start)?;
-    let name = page.display();
-    let (a, b) = match (text.find(start), text.find(end)) {
-        (Some(a), Some(b)) if a < b => (a + start.len(), b),
-        _ => return Err(format!("{name} lacks the {start} ... {end} markers")),
-    };
-    let new = format!("{}\n{}\n{}", &text[..a], md.trim_end(), &text[b..]);
-    fs::write(&page, new).map_err(|e| format!("{name}: {e}"))
 }
 
 fn bench(

@@ -308,7 +308,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
             "\nOurs against the peer loop each model's users get (ratio: the peer's cycles / \
              ours; above 1, ours is faster by the model):\n\n",
         );
-        md.push_str(&md_table(&VERSUS_HEAD, &versus));
+        md.push_str(&md_table(&VERSUS_HEAD, 3, &versus));
     }
     // README's ARM table: the rows of the models of ARM cores (no ARM machine runs our
     // benches, so these are the only ARM numbers README gives), written with --readme when
@@ -316,12 +316,9 @@ pub fn run(args: &[String]) -> Result<(), String> {
     let arm = |ms: &[(&str, Arch)]| ms.iter().filter(|(_, a)| *a == Arch::Arm).count();
     let mut arm_md = String::new();
     if arm(&models) == arm(MODELS) && !versus.is_empty() {
-        let rows: Vec<Vec<String>> = versus
-            .iter()
-            .filter(|r| r[0].starts_with("neoverse"))
-            .cloned()
-            .collect();
-        arm_md.push_str(&md_table(&VERSUS_HEAD, &rows));
+        let on_arm = |m: &str| models.iter().any(|&(n, a)| n == m && a == Arch::Arm);
+        let rows: Vec<Vec<String>> = versus.iter().filter(|r| on_arm(&r[0])).cloned().collect();
+        arm_md.push_str(&md_table(&VERSUS_HEAD, 3, &rows));
     }
     if let Some(r) = registry
         .as_ref()
@@ -332,7 +329,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
         println!();
         print!("{}", crate::table::render(&hr, &rows, 0, true));
         println!("cells: llvm-mca cycles per 64 bytes of the GHASH loop (no AES)");
-        let table = md_table(&hr, &rows);
+        let table = md_table(&hr, 1, &rows);
         md.push_str(
             "\nThe standalone GHASH loops on ARM (`ghash`'s PMULL backends; no AES), cycles per 64 \
              bytes:\n\n",
@@ -367,14 +364,14 @@ pub fn run(args: &[String]) -> Result<(), String> {
         );
     }
     if o.readme {
-        splice(&root, MCA_START, MCA_END, &md)?;
+        crate::table::splice(&root, MCA_START, MCA_END, &md)?;
         println!("mca: docs/BENCHMARKS.md updated");
         if arm_md.is_empty() {
             println!(
                 "mca: README's ARM table left as it is (it needs every ARM model and the peers)"
             );
         } else {
-            splice(&root, ARM_START, ARM_END, &arm_md)?;
+            crate::table::splice(&root, ARM_START, ARM_END, &arm_md)?;
             println!("mca: README.md's ARM table updated");
         }
     }
@@ -392,18 +389,11 @@ const VERSUS_HEAD: [&str; 7] = [
     "ratio",
 ];
 
-/// A markdown table of `rows` under `head`: the first columns (names) left-aligned as long as
-/// they are not numbers, the cells (each with a digit) right-aligned.
-fn md_table(head: &[&str], rows: &[Vec<String>]) -> String {
-    let numeric = |i: usize| {
-        rows.iter().all(|r| {
-            r.get(i).is_some_and(|c| {
-                c.chars().next().is_some_and(|ch| ch.is_ascii_digit()) || c == "n/a"
-            })
-        })
-    };
+/// A markdown table of `rows` under `head`, the first `names` columns left-aligned and the
+/// others right-aligned.
+fn md_table(head: &[&str], names: usize, rows: &[Vec<String>]) -> String {
     let align: Vec<&str> = (0..head.len())
-        .map(|i| if i > 0 && numeric(i) { "---:" } else { "---" })
+        .map(|i| if i < names { "---" } else { "---:" })
         .collect();
     let mut t = format!("| {} |\n|{}|\n", head.join(" | "), align.join("|"));
     for r in rows {
@@ -645,23 +635,6 @@ fn module_size(syms: &[(String, u64)], module: &str) -> u64 {
 fn ours(syms: &[(String, u64)]) -> impl Iterator<Item = &(String, u64)> {
     syms.iter()
         .filter(|(n, _)| n.trim_start_matches('<').starts_with("aead_engines::"))
-}
-
-/// Replaces the text between the markers `start` and `end` of the page that has them (README.md
-/// or a page of docs/) with `md`.
-fn splice(root: &Path, start: &str, end: &str, md: &str) -> Result<(), String> {
-    let (page, text) = crate::table::marked_page(root, start)?;
-    let (a, b) = match (text.find(start), text.find(end)) {
-        (Some(a), Some(b)) if a < b => (a + start.len(), b),
-        _ => {
-            return Err(format!(
-                "{} lacks the {start} ... {end} markers",
-                page.display()
-            ));
-        }
-    };
-    let new = format!("{}\n{}\n{}", &text[..a], md.trim_end(), &text[b..]);
-    fs::write(&page, new).map_err(|e| format!("{}: {e}", page.display()))
 }
 
 #[cfg(test)]

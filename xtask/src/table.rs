@@ -68,6 +68,19 @@ pub fn marked_page(
     ))
 }
 
+/// Replaces the text between the markers `start` and `end` of the page that has them
+/// ([`marked_page`]: README.md or a page of `docs/`) with `md`.
+pub fn splice(root: &std::path::Path, start: &str, end: &str, md: &str) -> Result<(), String> {
+    let (page, text) = marked_page(root, start)?;
+    let name = page.display();
+    let (a, b) = match (text.find(start), text.find(end)) {
+        (Some(a), Some(b)) if a < b => (a + start.len(), b),
+        _ => return Err(format!("{name} lacks the {start} ... {end} markers")),
+    };
+    let new = format!("{}\n{}\n{}", &text[..a], md.trim_end(), &text[b..]);
+    std::fs::write(&page, new).map_err(|e| format!("{name}: {e}"))
+}
+
 #[cfg(test)]
 mod tests {
     #[test]
