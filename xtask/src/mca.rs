@@ -413,11 +413,11 @@ const MCA_END: &str = "<!-- mca:end -->";
 const ARM_START: &str = "<!-- mca-arm:start -->";
 const ARM_END: &str = "<!-- mca-arm:end -->";
 
-/// The text between the mca section's markers.
+/// The text between the mca section's markers, if it has any.
 fn marked_section(text: &str) -> Option<&str> {
-    let a = text.find(MCA_START)? + MCA_START.len();
-    let b = text.find(MCA_END)?;
-    (a < b).then(|| &text[a..b])
+    crate::table::section(text, MCA_START, MCA_END)
+        .map(|(a, b)| &text[a..b])
+        .filter(|s| !s.trim().is_empty())
 }
 
 /// The cycle counts of our loops in the section's tables (the engines' and the GHASH loops',

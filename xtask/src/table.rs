@@ -68,14 +68,21 @@ pub fn marked_page(
     ))
 }
 
+/// The byte range of `text` between the first `start` marker and the first `end` marker after
+/// it, markers excluded; `None` unless both are there in that order.
+pub fn section(text: &str, start: &str, end: &str) -> Option<(usize, usize)> {
+    let a = text.find(start)? + start.len();
+    let b = text.find(end)?;
+    (a <= b).then_some((a, b))
+}
+
 /// Replaces the text between the markers `start` and `end` of the page that has them
 /// ([`marked_page`]: README.md or a page of `docs/`) with `md`.
 pub fn splice(root: &std::path::Path, start: &str, end: &str, md: &str) -> Result<(), String> {
     let (page, text) = marked_page(root, start)?;
     let name = page.display();
-    let (a, b) = match (text.find(start), text.find(end)) {
-        (Some(a), Some(b)) if a < b => (a + start.len(), b),
-        _ => return Err(format!("{name} lacks the {start} ... {end} markers")),
+    let Some((a, b)) = section(&text, start, end) else {
+        return Err(format!("{name} lacks the {start} ... {end} markers"));
     };
     let new = format!("{}\n{}\n{}", &text[..a], md.trim_end(), &text[b..]);
     std::fs::write(&page, new).map_err(|e| format!("{name}: {e}"))
@@ -83,6 +90,19 @@ pub fn splice(root: &std::path::Path, start: &str, end: &str, md: &str) -> Resul
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn section_between_markers() {
+        let t = "a <!-- s --> body <!-- e --> z";
+        let (a, b) = super::section(t, "<!-- s -->", "<!-- e -->").unwrap();
+        assert_eq!(&t[a..b], " body ");
+        assert_eq!(super::section(t, "<!-- e -->", "<!-- s -->"), None);
+        assert_eq!(super::section(t, "<!-- s -->", "<!-- x -->"), None);
+        assert_eq!(
+            super::section("<!-- s --><!-- e -->", "<!-- s -->", "<!-- e -->"),
+            Some((10, 10))
+        );
+    }
+
     #[test]
     fn pads_aligns_and_rules() {
         let rows = vec![
