@@ -120,6 +120,12 @@ pub(crate) unsafe trait Isa: Copy {
     /// 512-bit engine (schoolbook shape) takes the same bounds, not measured there.
     const GCM_HALF_BELOW: usize = 0;
 
+    /// Below this many bytes of text (and with a short enough AAD), AES-GCM on a key's kept
+    /// powers runs in groups of eight blocks (`kernel::crypt_grouped`), a job of its own:
+    /// `kernel::grouped_below` of the engine's blocks per register on the engines that take
+    /// [`Self::GCM_HALF_BELOW`], none elsewhere.
+    const GCM_GROUPED_BELOW: usize = 0;
+
     /// The token, if this CPU runs the engine.
     fn detect() -> Option<Self>;
 
@@ -261,8 +267,9 @@ impl<'a> Message<'a> {
 /// GCM: the keystream from `inc32(J0)` over the message, and (hashing) the full tag
 /// `GHASH(A, C) ^ E(J0)`, `C` the input or the output; with `SHORT` a short message on the
 /// key's kept powers ([`kernel::crypt_short`], a job of its own); with `HALF` iterations of half
-/// the engine's width ([`Isa::GCM_HALF_BELOW`]). Obligation: the message's.
-struct Gcm<'a, const SHORT: bool, const HALF: bool = false> {
+/// the engine's width ([`Isa::GCM_HALF_BELOW`]), or with `GROUPED` as well groups of eight
+/// blocks on the key's kept powers ([`Isa::GCM_GROUPED_BELOW`]). Obligation: the message's.
+struct Gcm<'a, const SHORT: bool, const HALF: bool = false, const GROUPED: bool = false> {
     msg: Message<'a>,
     j0: &'a J0,
     /// GCM's length block of the message, made outside the kernel's function (its saturating
@@ -274,7 +281,7 @@ struct Gcm<'a, const SHORT: bool, const HALF: bool = false> {
     public: usize,
 }
 
-impl<'a, const SHORT: bool, const HALF: bool> Gcm<'a, SHORT, HALF> {
+impl<'a, const SHORT: bool, const HALF: bool, const GROUPED: bool> Gcm<'a, SHORT, HALF, GROUPED> {
     fn new(msg: Message<'a>, j0: &'a J0) -> Self {
         let lengths = crate::length_block(msg.aad.len(), msg.len);
         let public = usize::from(j0.from_nonce());
@@ -296,7 +303,9 @@ impl<'a, const SHORT: bool, const HALF: bool> Gcm<'a, SHORT, HALF> {
     }
 }
 
-impl<const SHORT: bool, const HALF: bool> Job for Gcm<'_, SHORT, HALF> {
+impl<const SHORT: bool, const HALF: bool, const GROUPED: bool> Job
+    for Gcm<'_, SHORT, HALF, GROUPED>
+{
     type Output = [u8; 16];
     const SHAPED: bool = true;
 
@@ -330,35 +339,24 @@ impl<const SHORT: bool, const HALF: bool> Job for Gcm<'_, SHORT, HALF> {
                     m.hashing,
                     &self.lengths,
                 )
+            } else if GROUPED {
+                // `run_gcm` takes this job only for a key's kept powers and a message that
+                // `kernel::crypt_grouped` takes.
+                let kept = m.powers.kept().expect("a grouped job on kept powers");
+                kernel::crypt_grouped::<L, Inc32, GhashDomain, KARATSUBA>(
+                    &ks,
+                    kept,
+                    self.ctr(),
+                    m.aad,
+                    m.inp,
+                    m.out,
+                    m.len,
+                    m.hashing,
+                    &self.lengths,
+                )
             } else if HALF {
-                // The 256-bit and 512-bit engines take `HALF` (`Isa::GCM_HALF_BELOW`): below
-                // `grouped_below` bytes groups of eight blocks on the key's kept powers,
-                // otherwise (or with a longer AAD, or the kernel tests' tables) stitched
-                // iterations of four registers.
-                match m.powers.kept() {
-                    Some(kept)
-                        if kernel::GROUPED
-                            && m.len < kernel::grouped_below(L::BLOCKS)
-                            && m.aad.len().div_ceil(16) < kernel::GROUPED_AAD + 1 =>
-                    {
-                        kernel::crypt_grouped::<L, Inc32, GhashDomain, KARATSUBA>(
-                            &ks,
-                            kept,
-                            self.ctr(),
-                            m.aad,
-                            m.inp,
-                            m.out,
-                            m.len,
-                            m.hashing,
-                            &self.lengths,
-                        )
-                    }
-                    _ => m.crypt::<L, Inc32, GhashDomain, 4, KARATSUBA>(
-                        &ks,
-                        self.ctr(),
-                        &self.lengths,
-                    ),
-                }
+                // The 256-bit and 512-bit engines: stitched iterations of four registers.
+                m.crypt::<L, Inc32, GhashDomain, 4, KARATSUBA>(&ks, self.ctr(), &self.lengths)
             } else {
                 m.crypt::<L, Inc32, GhashDomain, N, KARATSUBA>(&ks, self.ctr(), &self.lengths)
             };
@@ -527,8 +525,18 @@ pub(crate) fn seal<I: Isa>(
 unsafe fn run_gcm<I: Isa>(isa: I, msg: Message<'_>, j0: &J0) -> [u8; 16] {
     // SAFETY: forwarded from the caller.
     unsafe {
-        if msg.powers.kept().is_some() && kernel::is_short(msg.aad.len(), msg.len) {
+        let kept = msg.powers.kept().is_some();
+        if kept && kernel::is_short(msg.aad.len(), msg.len) {
             isa.run(Gcm::<true>::new(msg, j0))
+        } else if kept
+            && kernel::GROUPED
+            && msg.len < I::GCM_GROUPED_BELOW
+            && msg.aad.len().div_ceil(16) < kernel::GROUPED_AAD + 1
+        {
+            // A job of its own, as the next: a mid-sized message's code is one function's,
+            // not spread through the stitched loop's (fewer lines of code to fetch when the
+            // caches are cold).
+            isa.run(Gcm::<false, true, true>::new(msg, j0))
         } else if msg.len < I::GCM_HALF_BELOW {
             // A job of its own (its own instantiation of the engine's entry point), not a
             // branch inside the wide one: the two loops' registers are allocated apart.

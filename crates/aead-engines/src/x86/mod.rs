@@ -149,6 +149,11 @@ unsafe impl<W: Width> Isa for X86<W> {
         _ => 0,
     };
 
+    const GCM_GROUPED_BELOW: usize = match W::BLOCKS {
+        2 | 4 => crate::kernel::grouped_below(W::BLOCKS),
+        _ => 0,
+    };
+
     fn engine(self) -> Engine {
         W::engine(self.karatsuba)
     }
