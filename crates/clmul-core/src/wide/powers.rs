@@ -389,6 +389,8 @@ pub unsafe fn expand_from<L: Lanes, const K: usize, const KARATSUBA: bool>(
     tbl: &mut PowerTable,
 ) {
     let b = L::BLOCKS;
+    // The kept powers fill whole registers (`set_holds` below relies on it).
+    const { assert!(K % L::BLOCKS == 0) };
     tbl.zero_pad();
     // SAFETY: the caller's features; each load is `b` entries inside `pow` (bounds-checked
     // slices, `b * (g + 1) <= K`); `grow` gets every register of H^1..H^K (stored, and in
@@ -402,8 +404,18 @@ pub unsafe fn expand_from<L: Lanes, const K: usize, const KARATSUBA: bool>(
                 store_powers::<L, KARATSUBA>(tbl, g, *r);
             }
         }
-        let h1 = pow[K - 1].to_le_bytes();
-        grow::<L, KARATSUBA>(tbl, regs, K, &h1, need);
+        if need <= K {
+            // Nothing to grow (the half-width stitched loop's H^1..H^8 from an AES-GCM key's
+            // H^1..H^12): `grow`'s registers are not kept for it either (the compiler stored
+            // all sixteen to the stack for the call that might double them).
+            // SAFETY: the pad was zeroed and the registers of H^1..H^n stored just above,
+            // `n` the whole registers that cover `need` (`need <= K`, `K` a multiple of `b`),
+            // with their middles for `KARATSUBA`.
+            tbl.set_holds(need.next_multiple_of(b), KARATSUBA);
+        } else {
+            let h1 = pow[K - 1].to_le_bytes();
+            grow::<L, KARATSUBA>(tbl, regs, K, &h1, need);
+        }
     }
 }
 
