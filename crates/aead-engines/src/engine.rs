@@ -325,35 +325,29 @@ impl<const SHORT: bool, const HALF: bool, const GROUPED: bool> Job
             }
             // The text's keystream starts at inc32(J0).
             let m = &self.msg;
+            // The jobs on a key's kept powers: `run_gcm` takes them only for such a key and
+            // a message the kernel function takes.
+            macro_rules! on_kept {
+                ($kernel:ident) => {
+                    kernel::$kernel::<L, Inc32, GhashDomain, KARATSUBA>(
+                        &ks,
+                        m.powers
+                            .kept()
+                            .expect("a short or grouped job on kept powers"),
+                        self.ctr(),
+                        m.aad,
+                        m.inp,
+                        m.out,
+                        m.len,
+                        m.hashing,
+                        &self.lengths,
+                    )
+                };
+            }
             let s = if SHORT {
-                // `run_gcm` takes this job only for a key's kept powers.
-                let kept = m.powers.kept().expect("a short job on kept powers");
-                kernel::crypt_short::<L, Inc32, GhashDomain, KARATSUBA>(
-                    &ks,
-                    kept,
-                    self.ctr(),
-                    m.aad,
-                    m.inp,
-                    m.out,
-                    m.len,
-                    m.hashing,
-                    &self.lengths,
-                )
+                on_kept!(crypt_short)
             } else if GROUPED {
-                // `run_gcm` takes this job only for a key's kept powers and a message that
-                // `kernel::crypt_grouped` takes.
-                let kept = m.powers.kept().expect("a grouped job on kept powers");
-                kernel::crypt_grouped::<L, Inc32, GhashDomain, KARATSUBA>(
-                    &ks,
-                    kept,
-                    self.ctr(),
-                    m.aad,
-                    m.inp,
-                    m.out,
-                    m.len,
-                    m.hashing,
-                    &self.lengths,
-                )
+                on_kept!(crypt_grouped)
             } else if HALF {
                 // The 256-bit and 512-bit engines: stitched iterations of four registers.
                 m.crypt::<L, Inc32, GhashDomain, 4, KARATSUBA>(&ks, self.ctr(), &self.lengths)

@@ -390,7 +390,7 @@ pub unsafe fn expand_from<L: Lanes, const K: usize, const KARATSUBA: bool>(
 ) {
     let b = L::BLOCKS;
     // The kept powers fill whole registers (`set_holds` below relies on it).
-    const { assert!(K % L::BLOCKS == 0) };
+    const { assert!(K.is_multiple_of(L::BLOCKS)) };
     tbl.zero_pad();
     // SAFETY: the caller's features; each load is `b` entries inside `pow` (bounds-checked
     // slices, `b * (g + 1) <= K`); `grow` gets every register of H^1..H^K (stored, and in
