@@ -20,7 +20,9 @@
 //!
 //! The last two rest on a small forward data-flow analysis of each function over its control
 //! flow graph ([`analyse`]): which general-purpose registers, flags and stack bytes (at
-//! constant offsets from `rsp`) may hold data. Arguments in registers are public
+//! constant offsets from `rsp`) may hold data. A call to a panic entry point ends its path
+//! ([`mark_noreturn`]: resolved by name, or through the global offset table's relocations),
+//! so that what its arguments held does not flow into the unrelated code after it. Arguments in registers are public
 //! (pointers and lengths: the kernels take everything else by reference). Data comes from
 //! vector or mask registers (in SIMD kernels only through an allowed transfer, which is then
 //! public), from the stack slots vector registers were stored to, from narrow (1-, 2- or
@@ -44,6 +46,11 @@ pub struct Insn {
     pub operands: Vec<String>,
     /// The text as objdump printed it (without the comment).
     pub text: String,
+    /// The address objdump's comment gives for a `rip`-relative operand (for `call QWORD PTR
+    /// [rip+...]`, the slot of the global offset table the call goes through).
+    pub rip_target: Option<u64>,
+    /// A call that does not return ([`mark_noreturn`]): it ends its block, with no successor.
+    pub noreturn: bool,
 }
 
 /// One function: its (demangled) symbol and instructions.
@@ -89,7 +96,12 @@ const PREFIXES: &[&str] = &[
 ];
 
 fn parse_insn(addr: u64, text: &str) -> Option<Insn> {
-    let text = text.split('#').next().unwrap_or("").trim();
+    let (text, comment) = text.split_once('#').unwrap_or((text, ""));
+    let text = text.trim();
+    let rip_target = comment
+        .split_whitespace()
+        .next()
+        .and_then(|a| u64::from_str_radix(a, 16).ok());
     let mut rest = text;
     let mnemonic = loop {
         let (word, tail) = rest
@@ -115,7 +127,68 @@ fn parse_insn(addr: u64, text: &str) -> Option<Insn> {
         mnemonic: mnemonic.to_owned(),
         operands,
         text: text.to_owned(),
+        rip_target,
+        noreturn: false,
     })
+}
+
+/// Whether the function `name` (demangled) never returns: Rust's panic entry points, which
+/// the kernels reach only from their bounds checks and `expect`s.
+fn is_noreturn(name: &str) -> bool {
+    let name = normalize(name);
+    name.starts_with("core::panicking::")
+        || name.starts_with("std::panicking::")
+        || (name.starts_with("core::slice::index::") && name.ends_with("_fail"))
+        || matches!(
+            name.as_str(),
+            "core::option::expect_failed"
+                | "core::option::unwrap_failed"
+                | "core::result::unwrap_failed"
+        )
+}
+
+/// The slots of the global offset table that `objdump -R` lists as `R_X86_64_RELATIVE`
+/// relocations, each with the address it holds (`*ABS*+0x...`).
+pub fn got_slots(objdump_r: &str) -> BTreeMap<u64, u64> {
+    objdump_r
+        .lines()
+        .filter_map(|l| {
+            let mut w = l.split_whitespace();
+            let slot = u64::from_str_radix(w.next()?, 16).ok()?;
+            (w.next()? == "R_X86_64_RELATIVE").then_some(())?;
+            let to = w.next()?.strip_prefix("*ABS*+0x")?;
+            Some((slot, u64::from_str_radix(to, 16).ok()?))
+        })
+        .collect()
+}
+
+/// Marks the calls in `funcs` whose callee never returns ([`is_noreturn`]), so that the
+/// analysis does not carry a state past them into the code after the call (which is another
+/// path's, not the call's continuation). A direct call names its callee; a call through the
+/// global offset table is resolved by `got`, each slot's target address (from the binary's
+/// `R_X86_64_RELATIVE` relocations), to the function that starts there.
+pub fn mark_noreturn(funcs: &mut [Function], got: &BTreeMap<u64, u64>) {
+    let starts: BTreeMap<u64, String> = funcs
+        .iter()
+        .filter_map(|f| Some((f.insns.first()?.addr, f.name.clone())))
+        .collect();
+    for f in funcs.iter_mut() {
+        for x in f.insns.iter_mut().filter(|x| x.mnemonic == "call") {
+            let direct = x
+                .operands
+                .first()
+                .and_then(|o| o.split_once(" <"))
+                .and_then(|(_, n)| n.strip_suffix('>'))
+                .map(str::to_owned);
+            let via_got = || {
+                let slot = x.rip_target.filter(|_| x.text.contains("[rip+"))?;
+                starts.get(got.get(&slot)?).cloned()
+            };
+            if let Some(name) = direct.or_else(via_got) {
+                x.noreturn = is_noreturn(&name);
+            }
+        }
+    }
 }
 
 /// The number of a general-purpose register of any width (rax = 0 ... rsp = 7, r8 = 8 ...).
@@ -811,7 +884,7 @@ fn blocks(insns: &[Insn]) -> (Vec<usize>, Vec<Vec<usize>>) {
     let is_jump = |m: &str| m.starts_with('j');
     let mut starts = BTreeSet::from([0usize]);
     for (i, x) in insns.iter().enumerate() {
-        if is_jump(&x.mnemonic) || x.mnemonic == "ret" || x.mnemonic == "ud2" {
+        if is_jump(&x.mnemonic) || x.mnemonic == "ret" || x.mnemonic == "ud2" || x.noreturn {
             starts.insert(i + 1);
             if let Some(t) = target(x) {
                 starts.insert(t);
@@ -832,7 +905,9 @@ fn blocks(insns: &[Insn]) -> (Vec<usize>, Vec<Vec<usize>>) {
                 next.push(block_of(t));
             }
         }
-        if !(m == "jmp" || m == "ret" || m == "ud2" || m == "hlt") && end < insns.len() {
+        if !(m == "jmp" || m == "ret" || m == "ud2" || m == "hlt" || last.noreturn)
+            && end < insns.len()
+        {
             next.push(b + 1);
         }
     }
@@ -1124,6 +1199,42 @@ mod tests {
             "aes::backends::x86_aes::Aes::encrypt"
         );
         assert_eq!(normalize("x::vaes512::aead::<true>"), "x::vaes512::aead");
+    }
+
+    /// A call through the global offset table to a panic entry point ends its path: the
+    /// data in its argument does not reach the code after it, which another path enters with
+    /// a pointer in that register.
+    #[test]
+    fn noreturn_calls() {
+        let text = "0000000000001000 <t::f>:\n\
+             \x20   1000:\ttest   rsi,rsi\n\
+             \x20   1003:\tjne    100e <t::f+0xe>\n\
+             \x20   1005:\tmovzx  edx,BYTE PTR [rdi]\n\
+             \x20   1008:\tcall   QWORD PTR [rip+0xff2]        # 2000 <_DYNAMIC+0x10>\n\
+             \x20   100e:\tmov    rax,QWORD PTR [rdx]\n\
+             \x20   1011:\tret\n\
+             \n\
+             0000000000003000 <core::panicking::panic_bounds_check>:\n\
+             \x20   3000:\tud2\n";
+        let mut funcs = parse_objdump(text);
+        assert_eq!(funcs[0].insns[3].rip_target, Some(0x2000));
+        assert_eq!(rules(&funcs[0], Kind::Simd), [Rule::AddressFromData]);
+        let got = got_slots(
+            "DYNAMIC RELOCATION RECORDS\n\
+             OFFSET           TYPE              VALUE\n\
+             0000000000002000 R_X86_64_RELATIVE  *ABS*+0x0000000000003000\n\
+             0000000000002008 R_X86_64_GLOB_DAT  memcpy@GLIBC_2.14\n",
+        );
+        assert_eq!(got, BTreeMap::from([(0x2000, 0x3000)]));
+        mark_noreturn(&mut funcs, &got);
+        assert!(funcs[0].insns[3].noreturn);
+        assert!(rules(&funcs[0], Kind::Simd).is_empty());
+        // A call to anything else still returns into the code after it.
+        let mut other = parse_objdump(&text.replace("core::panicking::", "core::ptr::"));
+        mark_noreturn(&mut other, &got);
+        assert_eq!(rules(&other[0], Kind::Simd), [Rule::AddressFromData]);
+        assert!(is_noreturn("core::slice::index::slice_end_index_len_fail"));
+        assert!(!is_noreturn("core::slice::index::get_unchecked"));
     }
 
     /// A byte of data as a table index, and a branch on it; a length and a loop counter as

@@ -396,23 +396,27 @@ pub unsafe fn expand_from<L: Lanes, const K: usize, const KARATSUBA: bool>(
     // slices, `b * (g + 1) <= K`); `grow` gets every register of H^1..H^K (stored, and in
     // `regs` up to sixteen) when the call needs more.
     unsafe {
-        let mut regs = [L::zero(); 16];
-        for (g, r) in regs.iter_mut().enumerate().take(K / b) {
+        let load = |g: usize| L::load(pow[K - b * (g + 1)..K - b * g].as_ptr().cast());
+        for g in 0..K / b {
             if b * g < need {
-                let i = K - b * (g + 1);
-                *r = L::load(pow[i..i + b].as_ptr().cast());
-                store_powers::<L, KARATSUBA>(tbl, g, *r);
+                store_powers::<L, KARATSUBA>(tbl, g, load(g));
             }
         }
         if need <= K {
             // Nothing to grow (the half-width stitched loop's H^1..H^8 from an AES-GCM key's
-            // H^1..H^12): `grow`'s registers are not kept for it either (the compiler stored
-            // all sixteen to the stack for the call that might double them).
+            // H^1..H^12), and no registers kept for it: the compiler stored all sixteen of
+            // `grow`'s to the stack whether it doubled or not.
             // SAFETY: the pad was zeroed and the registers of H^1..H^n stored just above,
             // `n` the whole registers that cover `need` (`need <= K`, `K` a multiple of `b`),
             // with their middles for `KARATSUBA`.
             tbl.set_holds(need.next_multiple_of(b), KARATSUBA);
         } else {
+            // The kept powers' registers again, for the doubling (loads from the key, which
+            // the stores above do not wait for).
+            let mut regs = [L::zero(); 16];
+            for (g, r) in regs.iter_mut().enumerate().take(K / b) {
+                *r = load(g);
+            }
             let h1 = pow[K - 1].to_le_bytes();
             grow::<L, KARATSUBA>(tbl, regs, K, &h1, need);
         }
