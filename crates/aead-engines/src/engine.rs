@@ -101,8 +101,8 @@ pub(crate) unsafe trait Isa: Copy {
     fn engine(self) -> Engine;
 
     /// Below this many bytes of text, AES-GCM runs iterations of half the engine's width (a
-    /// job of its own, whose messages under `kernel::grouped_below` bytes go in groups of
-    /// eight blocks, `kernel::crypt_grouped`): 1536 on the 256-bit engine, 4096 on the
+    /// job of its own; messages under [`Self::GCM_GROUPED_BELOW`] bytes go in groups of
+    /// eight blocks instead, `kernel::crypt_grouped`): 1536 on the 256-bit engine, 4096 on the
     /// 512-bit one, none elsewhere. Half the width, the call multiplies by fewer powers than
     /// the full width's (H^1..H^8 of the key's twelve on the 256-bit engine; at most H^13..H^17
     /// made for the call on the 512-bit one, not H^13..H^32), and hashes half as much of its
