@@ -120,10 +120,10 @@ pub(crate) unsafe trait Isa: Copy {
     /// 512-bit engine (schoolbook shape) takes the same bounds, not measured there.
     const GCM_HALF_BELOW: usize = 0;
 
-    /// Below this many bytes of text (and with a short enough AAD), AES-GCM on a key's kept
-    /// powers runs in groups of eight blocks (`kernel::crypt_grouped`), a job of its own:
-    /// `kernel::grouped_below` of the engine's blocks per register on the engines that take
-    /// [`Self::GCM_HALF_BELOW`], none elsewhere.
+    /// Below this many bytes of text (and with a short enough AAD, `kernel::groups_aad`),
+    /// AES-GCM on a key's kept powers runs in groups of eight blocks (`kernel::crypt_grouped`),
+    /// a job of its own: `kernel::grouped_below` of the engine's blocks per register on the
+    /// engines that take [`Self::GCM_HALF_BELOW`], none elsewhere.
     const GCM_GROUPED_BELOW: usize = 0;
 
     /// The token, if this CPU runs the engine.
@@ -522,11 +522,7 @@ unsafe fn run_gcm<I: Isa>(isa: I, msg: Message<'_>, j0: &J0) -> [u8; 16] {
         let kept = msg.powers.kept().is_some();
         if kept && kernel::is_short(msg.aad.len(), msg.len) {
             isa.run(Gcm::<true>::new(msg, j0))
-        } else if kept
-            && kernel::GROUPED
-            && msg.len < I::GCM_GROUPED_BELOW
-            && msg.aad.len().div_ceil(16) < kernel::GROUPED_AAD + 1
-        {
+        } else if kept && msg.len < I::GCM_GROUPED_BELOW && kernel::groups_aad(msg.aad.len()) {
             // A job of its own, as the next: a mid-sized message's code is one function's,
             // not spread through the stitched loop's (fewer lines of code to fetch when the
             // caches are cold).

@@ -336,6 +336,14 @@ pub(crate) const GROUPED_AAD: usize = KEPT.saturating_sub(9);
 /// nor on 32-bit x86, four).
 pub(crate) const GROUPED: bool = KEPT >= 9;
 
+/// Whether [`crypt_grouped`] takes a message with `aad_len` bytes of AAD (at most
+/// [`GROUPED_AAD`] blocks, on keys that keep the powers groups need, [`GROUPED`]); the text's
+/// bound is the engine's ([`crate::engine::Isa::GCM_GROUPED_BELOW`]).
+#[inline]
+pub(crate) fn groups_aad(aad_len: usize) -> bool {
+    GROUPED && aad_len.div_ceil(16) < GROUPED_AAD + 1
+}
+
 /// The text length from which a message on registers of `blocks` blocks (2: the 256-bit
 /// engine, 4: the 512-bit one) takes the stitched loop instead of [`crypt_grouped`]: 512
 /// bytes on the 256-bit engine, 672 on the 512-bit one. Measured (headline rows, AES-128-GCM
@@ -393,7 +401,7 @@ pub(crate) unsafe fn crypt_grouped<L: AesLanes, C: Counter, D: Domain, const KAR
     let group = k * reg;
     let blocks = k * L::BLOCKS;
     assert!(
-        GROUPED && aad.len().div_ceil(16) < GROUPED_AAD + 1 && blocks + 1 + GROUPED_AAD <= KEPT,
+        groups_aad(aad.len()) && blocks + 1 + GROUPED_AAD <= KEPT,
         "a grouped message past the kept powers"
     );
     let hash = hashing != Hashing::Off;

@@ -149,9 +149,10 @@ unsafe impl<W: Width> Isa for X86<W> {
         _ => 0,
     };
 
-    const GCM_GROUPED_BELOW: usize = match W::BLOCKS {
-        2 | 4 => crate::kernel::grouped_below(W::BLOCKS),
-        _ => 0,
+    const GCM_GROUPED_BELOW: usize = if Self::GCM_HALF_BELOW > 0 {
+        crate::kernel::grouped_below(W::BLOCKS)
+    } else {
+        0
     };
 
     fn engine(self) -> Engine {
