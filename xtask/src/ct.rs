@@ -721,23 +721,30 @@ fn disasm_check(bin: &Path, targets: &[String], report: &mut Report) -> Result<(
         report.fail(e);
         return Ok(());
     }
-    let mut cmd = Command::new("objdump");
-    cmd.args(["-d", "-C", "--no-show-raw-insn", "-M", "intel"])
-        .arg(bin);
-    let out = run_capture(&mut cmd)?;
-    if !out.success {
-        return Err(format!("objdump failed: {}", out.stderr.trim()));
-    }
-    let mut funcs = disasm::parse_objdump(&out.stdout);
+    // `objdump` with `args` on the binary: its output.
+    let objdump = |args: &[&str]| -> Result<String, String> {
+        let mut cmd = Command::new("objdump");
+        cmd.args(args).arg(bin);
+        let out = run_capture(&mut cmd)?;
+        if !out.success {
+            return Err(format!(
+                "objdump {} failed: {}",
+                args.join(" "),
+                out.stderr.trim()
+            ));
+        }
+        Ok(out.stdout)
+    };
+    let mut funcs = disasm::parse_objdump(&objdump(&[
+        "-d",
+        "-C",
+        "--no-show-raw-insn",
+        "-M",
+        "intel",
+    ])?);
     // The global offset table's slots and the functions they hold (a position-independent
     // binary calls other crates' functions, the panic entry points among them, through it).
-    let mut cmd = Command::new("objdump");
-    cmd.arg("-R").arg(bin);
-    let relocs = run_capture(&mut cmd)?;
-    if !relocs.success {
-        return Err(format!("objdump -R failed: {}", relocs.stderr.trim()));
-    }
-    disasm::mark_noreturn(&mut funcs, &disasm::got_slots(&relocs.stdout));
+    disasm::mark_noreturn(&mut funcs, &disasm::got_slots(&objdump(&["-R"])?));
 
     // The seeded bad functions must be flagged, each by its rule.
     let (mut flagged, mut expected) = (0, 0);

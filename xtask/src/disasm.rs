@@ -22,8 +22,9 @@
 //! flow graph ([`analyse`]): which general-purpose registers, flags and stack bytes (at
 //! constant offsets from `rsp`) may hold data. A call to a panic entry point ends its path
 //! ([`mark_noreturn`]: resolved by name, or through the global offset table's relocations),
-//! so that what its arguments held does not flow into the unrelated code after it. Arguments in registers are public
-//! (pointers and lengths: the kernels take everything else by reference). Data comes from
+//! so that what its arguments held does not flow into the unrelated code after it. Arguments
+//! in registers are public (pointers and lengths: the kernels take everything else by
+//! reference). Data comes from
 //! vector or mask registers (in SIMD kernels only through an allowed transfer, which is then
 //! public), from the stack slots vector registers were stored to, from narrow (1-, 2- or
 //! 4-byte) loads, and, in the general-purpose (GPR) kernels, from every load outside the
@@ -882,9 +883,13 @@ fn blocks(insns: &[Insn]) -> (Vec<usize>, Vec<Vec<usize>>) {
             .and_then(|a| index.get(&a).copied())
     };
     let is_jump = |m: &str| m.starts_with('j');
+    // No fall-through into the next instruction: a return, a trap, a halt, an unconditional
+    // jump, a call that does not return.
+    let ends =
+        |x: &Insn| matches!(x.mnemonic.as_str(), "jmp" | "ret" | "ud2" | "hlt") || x.noreturn;
     let mut starts = BTreeSet::from([0usize]);
     for (i, x) in insns.iter().enumerate() {
-        if is_jump(&x.mnemonic) || x.mnemonic == "ret" || x.mnemonic == "ud2" || x.noreturn {
+        if is_jump(&x.mnemonic) || ends(x) {
             starts.insert(i + 1);
             if let Some(t) = target(x) {
                 starts.insert(t);
@@ -905,9 +910,7 @@ fn blocks(insns: &[Insn]) -> (Vec<usize>, Vec<Vec<usize>>) {
                 next.push(block_of(t));
             }
         }
-        if !(m == "jmp" || m == "ret" || m == "ud2" || m == "hlt" || last.noreturn)
-            && end < insns.len()
-        {
+        if !ends(last) && end < insns.len() {
             next.push(b + 1);
         }
     }
