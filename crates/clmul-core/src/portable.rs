@@ -62,14 +62,14 @@ fn run<const GHASH: bool>(y: u128, blocks: &[[u8; 16]], lanes: &[PowerLanes]) ->
 /// dispatch stays a jump to the SIMD kernels, without this function's stack frame.
 #[inline(never)]
 pub(crate) fn update<const GHASH: bool>(
-    small: &Small,
+    small: &mut Small,
     len: &mut u8,
     acc: &mut u128,
     blocks: &[[u8; 16]],
 ) {
     let mut y = *acc;
     if blocks.len() < POWERS_FROM {
-        let lanes = [split_power(small.get(1))];
+        let lanes = [split_power(small.h())];
         for b in blocks {
             y = run::<GHASH>(y, core::slice::from_ref(b), &lanes);
         }
@@ -77,11 +77,16 @@ pub(crate) fn update<const GHASH: bool>(
         return;
     }
     if usize::from(*len) < STRIDE {
-        small.set_powers(&powers4(small.get(1)));
+        let powers = powers4(small.h());
+        small.set_powers_mut(&powers);
         *len = STRIDE as u8;
     }
     // `lanes[STRIDE - k]` holds H^k.
-    let lanes: [PowerLanes; STRIDE] = core::array::from_fn(|i| split_power(small.get(STRIDE - i)));
+    let lanes: [PowerLanes; STRIDE] = core::array::from_fn(|i| {
+        // SAFETY: the count is STRIDE (`SMALL`): H^2..H^4 are stored (above, or before this
+        // call), and this function holds the table exclusively.
+        split_power(unsafe { small.get(STRIDE - i) })
+    });
     let (chunks, tail) = blocks.as_chunks::<STRIDE>();
     for c in chunks {
         y = run::<GHASH>(y, c, &lanes);

@@ -14,9 +14,13 @@
 //! - **`clone` and `update_detached`** (which take `&self`) compute and keep H^2..H^4 in the
 //!   state they read, once, if it holds H alone (`update_detached` only for an input long
 //!   enough to use them): a keyed state cloned per message (as RustCrypto's `aes-gcm` uses
-//!   GHASH) or shared between threads computes them for its first message only. The kept
-//!   powers are relaxed atomics and the count of them is published after them
-//!   (release/acquire), so concurrent clones are sound; they store equal values.
+//!   GHASH) or shared between threads computes them for its first message only. One thread
+//!   stores them: it claims the store by raising the count from 1 to [`CLAIMED`]
+//!   (compare-and-swap), stores, and publishes the count of 4 after them (release); a reader
+//!   that acquires 4 copies the table as plain bytes, and one that finds the store claimed
+//!   by another thread goes on with H alone (its copy computes its own powers if it needs
+//!   them). Targets without compare-and-swap do not share: there `clone` copies what the
+//!   state holds, as [`Hasher::fork`] does.
 //! - **An update of more than four blocks** (on x86, more than seven: five to seven run as
 //!   four and the rest against the kept powers) computes the powers its strides need above H^4
 //!   from the kept H^1..H^4, into a table on the stack, and uses them for that call only
@@ -27,6 +31,7 @@
 //!   `polyval` 0.7 keeps 160), so that creating, cloning and moving one is a few register
 //!   copies.
 
+use core::mem::MaybeUninit;
 use core::sync::atomic::{AtomicU8, Ordering};
 
 use crate::backend::Available;
@@ -62,14 +67,33 @@ pub fn for_padded_blocks(data: &[u8], mut f: impl FnMut(&[[u8; 16]])) {
 pub struct Hasher<const GHASH: bool> {
     small: Small,
     acc: u128,
-    /// H^1..H^len are in `small`: 1 or 4 ([`SMALL`]). Raised to 4 after the powers are
-    /// stored (release), read before they are (acquire) where the state is shared.
+    /// H^1..H^SMALL are in `small` if this is [`SMALL`] (4); H alone if it is 1, or
+    /// [`CLAIMED`] while one thread stores the others in a shared state. Raised to 4 after
+    /// the powers are stored (release), read before they are (acquire) where the state is
+    /// shared.
     len: AtomicU8,
     /// A backend this CPU runs (the type's proof).
     backend: Available,
-    /// Explicit padding to the 16-byte alignment, always zero.
-    _pad: [u8; PAD],
+    /// Explicit padding to the 16-byte alignment, never written: a state made per message
+    /// stores no more than its key, accumulator and two bytes of count and backend.
+    _pad: MaybeUninit<[u8; PAD]>,
 }
+
+/// The count of a shared state whose H^2..H^4 one thread is storing (see the module docs).
+#[cfg(target_has_atomic = "8")]
+const CLAIMED: u8 = 2;
+
+// SAFETY: the only writes through a shared reference are a claimed store of H^2..H^4
+// (`Hasher::share_powers`): one thread at a time (the compare-and-swap of the count from 1 to
+// `CLAIMED`; targets without compare-and-swap never store through `&self`), and no thread reads
+// those powers before it acquires the count of 4 that the storing thread releases after them
+// (`Hasher::snapshot`; the kernels get an exclusive copy). H is written at key setup only.
+unsafe impl<const GHASH: bool> Sync for Hasher<GHASH> {}
+
+/// A panic cannot leave a shared state half-updated: the one write through `&self` (the
+/// claimed store of H^2..H^4) cannot panic, and its count is published after it. (The table's
+/// `UnsafeCell` would otherwise take `RefUnwindSafe` away, which RustCrypto's states have.)
+impl<const GHASH: bool> core::panic::RefUnwindSafe for Hasher<GHASH> {}
 
 /// The explicit padding after the one-byte fields (`Backend` is one byte, or none on targets
 /// where the portable backend is its only variant).
@@ -126,11 +150,11 @@ impl<const GHASH: bool> Hasher<GHASH> {
     #[inline(always)]
     fn build(h: &[u8; 16], backend: Available) -> Self {
         Self {
-            small: Small::new(&[Self::domain_h(h)]),
+            small: Small::new(Self::domain_h(h)),
             acc: 0,
             len: AtomicU8::new(1),
             backend,
-            _pad: [0; PAD],
+            _pad: MaybeUninit::uninit(),
         }
     }
 
@@ -163,14 +187,23 @@ impl<const GHASH: bool> Hasher<GHASH> {
     /// software multiplies on the portable backend.
     #[inline]
     pub fn fork(&self) -> Self {
-        // The count first (acquire): the powers it counts were stored before it was raised.
-        let len = self.len.load(Ordering::Acquire);
+        self.snapshot()
+    }
+
+    /// A copy of the state: its accumulator, and the powers it holds (all four if the count,
+    /// read first with acquire ordering, says they are stored, else H alone).
+    #[inline]
+    fn snapshot(&self) -> Self {
+        let all = usize::from(self.len.load(Ordering::Acquire)) >= SMALL;
         Self {
-            small: self.small.copy(),
+            // SAFETY: if `all`, the count of 4 was stored (release) after H^2..H^4 (by a kernel
+            // through `&mut`, or by the thread that claimed the store); the load above acquired
+            // it, and the powers are never stored again while the state is shared.
+            small: unsafe { self.small.copy(all) },
             acc: self.acc,
-            len: AtomicU8::new(len),
+            len: AtomicU8::new(if all { SMALL as u8 } else { 1 }),
             backend: self.backend,
-            _pad: [0; PAD],
+            _pad: MaybeUninit::uninit(),
         }
     }
 
@@ -178,20 +211,35 @@ impl<const GHASH: bool> Hasher<GHASH> {
     /// update of two blocks or more: for a key that hashes many messages through clones or
     /// [`Self::update_detached`].
     pub fn precompute(&mut self) {
-        self.share_powers();
+        let len = self.len.get_mut();
+        if usize::from(*len) < SMALL {
+            self.small
+                .set_powers_mut(&powers4(self.backend, self.small.h()));
+            *len = SMALL as u8;
+        }
     }
 
     /// Computes and keeps H^2..H^4 unless the state has them, through `&self`: what `clone`
     /// and `update_detached` do first, so that a keyed state cloned (or shared) per message
-    /// computes them once, not once per message. Concurrent calls store the same values; the
-    /// count is raised after the powers are stored.
+    /// computes them once, not once per message. The calling thread stores them if it claims
+    /// the store (the count from 1 to [`CLAIMED`]); if another thread holds the claim, or the
+    /// target has no compare-and-swap, it leaves the state as it is.
+    #[inline]
     fn share_powers(&self) {
-        if usize::from(self.len.load(Ordering::Acquire)) >= SMALL {
-            return;
+        #[cfg(target_has_atomic = "8")]
+        if usize::from(self.len.load(Ordering::Acquire)) < SMALL
+            && self
+                .len
+                .compare_exchange(1, CLAIMED, Ordering::Acquire, Ordering::Relaxed)
+                .is_ok()
+        {
+            let powers = powers4(self.backend, self.small.h());
+            // SAFETY: this thread claimed the store: no other thread stores H^2..H^4 (they
+            // need the count at 1 to claim it), and none reads them before it acquires the
+            // count of 4 stored below, after them.
+            unsafe { self.small.set_powers(&powers) };
+            self.len.store(SMALL as u8, Ordering::Release);
         }
-        self.small
-            .set_powers(&powers4(self.backend, self.small.get(1)));
-        self.len.store(SMALL as u8, Ordering::Release);
     }
 
     /// Absorbs `blocks` into an accumulator kept outside the state (`acc` as
@@ -206,9 +254,8 @@ impl<const GHASH: bool> Hasher<GHASH> {
                 self.share_powers();
             }
             // The kernel gets a copy of the powers, which it holds exclusively.
-            let mut len = self.len.load(Ordering::Acquire);
-            let mut small = self.small.copy();
-            kernel::<GHASH>(self.backend, &mut small, &mut len, &mut a, blocks);
+            let mut c = self.snapshot();
+            kernel::<GHASH>(self.backend, &mut c.small, c.len.get_mut(), &mut a, blocks);
         }
         *acc = self.bytes_of_acc(a);
     }
@@ -310,6 +357,20 @@ fn kernel<const GHASH: bool>(
     blocks: &[[u8; 16]],
 ) {
     #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+    if let [block] = blocks {
+        // One block: against H, on every x86 backend but the portable one.
+        if backend.get() == Backend::Pclmul {
+            // SAFETY: `backend` is an `Available` PCLMULQDQ backend: the CPU has the tier's
+            // features (`pclmulqdq`, `sse2`, `ssse3`).
+            return unsafe { crate::x86::pclmul::update_one::<GHASH>(small, acc, block) };
+        }
+        if backend.get() != Backend::Portable {
+            // SAFETY: `backend` is an `Available` AVX2 or AVX-512 backend, whose feature lists
+            // include those of `pclmul::vex` (`pclmulqdq`, `sse2`, `ssse3`, `avx`).
+            return unsafe { crate::x86::pclmul::vex::update_one::<GHASH>(small, acc, block) };
+        }
+    }
+    #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
     if blocks.len() <= SMALL && backend.get() != Backend::Portable {
         // Up to four blocks run the 128-bit code on every x86 backend (shorter latency than
         // setting up wide registers), called from here without the wide kernel's entry:
@@ -369,15 +430,10 @@ impl<const GHASH: bool> Clone for Hasher<GHASH> {
     /// A copy of the state; H^2..H^4 are computed and kept in `self` first if it holds H
     /// alone, so that a keyed state cloned per message computes them once.
     fn clone(&self) -> Self {
-        // Afterwards `self` holds H^1..H^4, whichever thread stored them.
+        // Afterwards `self` holds H^1..H^4, unless another thread is storing them (or the
+        // target cannot share them): the copy then holds what `self` held, H alone.
         self.share_powers();
-        Self {
-            small: self.small.copy(),
-            acc: self.acc,
-            len: AtomicU8::new(SMALL as u8),
-            backend: self.backend,
-            _pad: [0; PAD],
-        }
+        self.snapshot()
     }
 }
 

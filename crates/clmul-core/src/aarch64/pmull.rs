@@ -140,12 +140,15 @@ macro_rules! pmull_tier {
                 veorq_u64(h, swap(h))
             }
 
-            /// H^k from a state's kept powers, as two 8-byte words: key setup (H) and `clone`
-            /// (H^2..H^4) write them as 8-byte stores, which a 16-byte load cannot take its bytes
-            /// from while they are in flight (see the PCLMULQDQ backend's `load_kept`).
+            /// H^k from a state's kept powers, as two 8-byte words: key setup and `clone` may
+            /// write H as 8-byte stores, which a 16-byte load cannot take its bytes from while
+            /// they are in flight (see the PCLMULQDQ backend's `load_kept`).
+            /// The caller makes sure that `k == 1` or the state's count is `SMALL` (H^2..H^4
+            /// stored).
             #[inline]
-            fn load_kept(small: &Small, k: usize) -> uint64x2_t {
-                load_u128(&small.get(k))
+            unsafe fn load_kept(small: &Small, k: usize) -> uint64x2_t {
+                // SAFETY: the caller says H^k is stored; `small` is borrowed, so not written.
+                load_u128(&unsafe { small.get(k) })
             }
 
             /// H^4..H^1 (highest first) from H: H^2, then H^4 and H^3 side by side. The one ladder of
@@ -161,9 +164,10 @@ macro_rules! pmull_tier {
             #[inline]
             fn kept4(small: &mut Small, len: &mut u8) -> [uint64x2_t; SMALL] {
                 if usize::from(*len) >= SMALL {
-                    return core::array::from_fn(|i| load_kept(small, SMALL - i));
+                    // SAFETY: the count is `SMALL`: H^1..H^4 are stored.
+                    return core::array::from_fn(|i| unsafe { load_kept(small, SMALL - i) });
                 }
-                let pw = ladder4(load_kept(small, 1));
+                let pw = ladder4(load_u128(&small.h()));
                 for (i, &v) in pw.iter().enumerate().take(SMALL - 1) {
                     // SAFETY: `power_mut_ptr` points to the 16 bytes of one power in `small`, which
                     // this function holds exclusively (`&mut`); `vst1q_u8` needs no alignment. The
@@ -220,7 +224,7 @@ macro_rules! pmull_tier {
                 }
                 let mut y = load_u128(acc);
                 if n <= 1 {
-                    let h = load_kept(small, 1);
+                    let h = load_u128(&small.h());
                     y = run_regs::<GHASH>(y, blocks, &[h], &[middle(h)]);
                 } else {
                     let kept = kept4(small, len);

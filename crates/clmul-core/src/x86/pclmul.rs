@@ -202,8 +202,10 @@ macro_rules! pclmul_items {
             }
 
             /// H^k from a state's kept powers, in two 8-byte loads. The powers may have just been
-            /// written as 8-byte words: H by key setup from general registers in a state made per
-            /// message, H^2..H^4 by `clone` in a state cloned per message. A 16-byte load across two
+            /// written, as 8-byte words or as 16-byte ones: H by key setup, from general registers
+            /// or a vector one as the compiler chose, in a state made per message; all four by
+            /// `clone` in a state cloned per message (H from general registers, H^2..H^4 by vector
+            /// moves). A 16-byte load across two
             /// 8-byte stores still in flight waits for them to reach the cache (measured on Zen 4: a
             /// fresh key's one-block message, 15 ns with the 16-byte load, 8.4 ns without; a clone's
             /// 256-byte message, 45 ns with it, see `uhf_paired`). An 8-byte load lies within either
@@ -213,14 +215,15 @@ macro_rules! pclmul_items {
             /// general registers: a move from a general register to a vector one runs on port 5 on
             /// Intel's cores, beside every `pclmulqdq`, and four powers' eight such moves cost a
             /// 4-block message about a third of its time there (`uhf_paired`, `lto`, Emerald Rapids).
-            /// The table is held exclusively (`&mut`), so the plain reads of its atomic words race
-            /// with nothing.
+            /// The table is held exclusively (`&mut`), so the reads race with nothing. H^k must be
+            /// stored: `k == 1`, or the state's count is `SMALL` (every caller checks it first).
             #[inline]
             pub fn load_kept(small: &mut Small, k: usize) -> __m128i {
                 let p = small.power_mut_ptr(k).cast::<i64>().cast_const();
                 // SAFETY: `power_mut_ptr` points to the 16 bytes of H^k (two aligned 8-byte words,
                 // the low one first on x86) inside `small`, which this function holds exclusively:
-                // no other access to them can happen during the reads.
+                // no other access to them can happen during the reads. They are initialized: H by
+                // key setup, H^2..H^4 when the count the caller checked became `SMALL`.
                 let (lo, hi) = unsafe { (core::ptr::read_volatile(p), core::ptr::read_volatile(p.add(1))) };
                 _mm_set_epi64x(hi, lo)
             }
@@ -249,6 +252,7 @@ macro_rules! pclmul_items {
                 sq: impl Fn(__m128i) -> __m128i,
             ) -> [__m128i; SMALL] {
                 if usize::from(*len) >= SMALL {
+                    // H^1..H^4, stored (the count is `SMALL`).
                     return core::array::from_fn(|i| load_kept(small, SMALL - i));
                 }
                 let pw = ladder4(load_kept(small, 1), mul, sq);
@@ -310,7 +314,8 @@ macro_rules! pclmul_items {
             }
 
             /// Hashes up to four blocks against the kept powers they use, H^n..H^1 (which the state
-            /// must hold: one block, or `len` of 4), `y` added to the first; reduced. Straight-line code
+            /// must hold: one block, or `len` of 4, as the caller checks), `y` added to the first;
+            /// reduced. Straight-line code
             /// per length ([`run_kept`]): the powers are read as their halves, with no shuffle to pack
             /// a power or make its middle.
             #[inline]
@@ -329,13 +334,14 @@ macro_rules! pclmul_items {
             }
 
             /// The low and high words of H^k from a state's kept powers, each in the low word of a
-            /// register (8-byte loads, see [`load_kept`]).
+            /// register (8-byte loads, see [`load_kept`]). H^k must be stored, as for [`load_kept`].
             #[inline]
             fn load_kept_halves(small: &mut Small, k: usize) -> (__m128i, __m128i) {
                 let p = small.power_mut_ptr(k).cast::<__m128i>().cast_const();
                 // SAFETY: `power_mut_ptr` points to the 16 bytes of H^k inside `small` (the low word
                 // first on x86), held exclusively: no other access to them can happen during the
-                // reads; `loadl` reads 8 bytes with no alignment requirement.
+                // reads; `loadl` reads 8 bytes with no alignment requirement. They are initialized
+                // (`short_kept`'s callers check the count for a power above H).
                 unsafe { (_mm_loadl_epi64(p), _mm_loadl_epi64(p.cast::<u8>().add(8).cast())) }
             }
 
@@ -359,6 +365,14 @@ macro_rules! pclmul_items {
                     let k = SMALL - blocks.len();
                     run_regs::<GHASH>(y, blocks, &kept[k..], &kept.map(|h| middle(h))[k..])
                 };
+                store_u128(acc, y);
+            }
+
+            /// Absorbs one block into `acc` with the state's H: the keyed state calls it straight,
+            /// without [`update_short`]'s choice of lengths and its stack frame (a one-block update
+            /// is a fresh or cloned state's whole message in `polyval`'s and `ghash`'s benches).
+            pub fn update_one<const GHASH: bool>(small: &mut Small, acc: &mut u128, block: &[u8; 16]) {
+                let y = run_kept::<GHASH, 1>(load_state(acc), core::array::from_ref(block), small);
                 store_u128(acc, y);
             }
 
