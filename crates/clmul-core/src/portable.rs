@@ -6,11 +6,14 @@
 //! once per stride instead of once per block. The powers' 64-bit halves (and Karatsuba
 //! middles) are split into multiplier lanes once per call, so the hot loop only splits the data.
 
-use crate::powers::Small;
+use crate::powers::Kept;
 use crate::soft::{self, Split, Wide};
 
 /// Blocks per stride.
 pub(crate) const STRIDE: usize = 4;
+
+// The stride's powers are the state's kept ones.
+const _: () = assert!(STRIDE == crate::powers::SMALL);
 
 /// An input of at least this many blocks runs in strides, the portable backend computing
 /// H^2..H^4 first if the state holds H alone (below it, Horner's rule with H alone is
@@ -61,32 +64,22 @@ fn run<const GHASH: bool>(y: u128, blocks: &[[u8; 16]], lanes: &[PowerLanes]) ->
 /// for one block, 0.86x for six, 0.96x for sixteen, 0.99x for 31). Not inlined: the keyed state's
 /// dispatch stays a jump to the SIMD kernels, without this function's stack frame.
 #[inline(never)]
-pub(crate) fn update<const GHASH: bool>(
-    small: &mut Small,
-    len: &mut u8,
-    acc: &mut u128,
-    blocks: &[[u8; 16]],
-) {
+pub(crate) fn update<const GHASH: bool>(mut kept: Kept<'_>, acc: &mut u128, blocks: &[[u8; 16]]) {
     let mut y = *acc;
     if blocks.len() < POWERS_FROM {
-        let lanes = [split_power(small.h())];
+        let lanes = [split_power(kept.h())];
         for b in blocks {
             y = run::<GHASH>(y, core::slice::from_ref(b), &lanes);
         }
         *acc = y;
         return;
     }
-    if usize::from(*len) < STRIDE {
-        let powers = powers4(small.h());
-        small.set_powers_mut(&powers);
-        *len = STRIDE as u8;
+    if !kept.all() {
+        let powers = powers4(kept.h());
+        kept.set_powers(&powers);
     }
-    // `lanes[STRIDE - k]` holds H^k.
-    let lanes: [PowerLanes; STRIDE] = core::array::from_fn(|i| {
-        // SAFETY: the count is STRIDE (`SMALL`): H^2..H^4 are stored (above, or before this
-        // call), and this function holds the table exclusively.
-        split_power(unsafe { small.get(STRIDE - i) })
-    });
+    // `lanes[STRIDE - k]` holds H^k (`STRIDE` is `SMALL`: the kept powers).
+    let lanes: [PowerLanes; STRIDE] = core::array::from_fn(|i| split_power(kept.get(STRIDE - i)));
     let (chunks, tail) = blocks.as_chunks::<STRIDE>();
     for c in chunks {
         y = run::<GHASH>(y, c, &lanes);

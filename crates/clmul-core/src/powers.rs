@@ -55,57 +55,29 @@ impl Small {
 
     /// H.
     #[inline]
+    #[cfg(target_has_atomic = "8")]
     pub fn h(&self) -> u128 {
         self.h
     }
 
-    /// H^k, `1 <= k <= SMALL`.
-    ///
-    /// # Safety
-    ///
-    /// `k == 1`, or H^2..H^SMALL were stored, with no store of them since that this call
-    /// could race with (the state's count read as `SMALL`, by this thread or with acquire
-    /// ordering).
-    #[inline]
-    pub unsafe fn get(&self, k: usize) -> u128 {
-        assert!((1..=SMALL).contains(&k));
-        if k == 1 {
-            return self.h;
-        }
-        // SAFETY: `SMALL - k < SMALL - 1` indexes `up`, whose element the caller says is
-        // initialized and not being written.
-        unsafe { self.up.get().cast::<u128>().add(SMALL - k).read() }
-    }
-
-    /// The 16 bytes of H^k (`1 <= k <= SMALL`), a native-endian `u128`, for a SIMD kernel's
-    /// loads and stores on a table it holds exclusively. The pointer comes from the whole
-    /// table, and is valid as long as that borrow; H^k may be read through it if `k == 1` or
-    /// the higher powers are stored (the count says so), and H^2..H^SMALL written.
+    /// The 16 bytes of H^k (`1 <= k <= SMALL`): a native-endian `u128`, H itself or a slot
+    /// of `up` (possibly uninitialized). The pointer comes from the whole table, and is valid
+    /// as long as that borrow.
     #[inline]
     #[cfg(any(
         target_arch = "x86",
         target_arch = "x86_64",
         all(target_arch = "aarch64", target_endian = "little")
     ))]
-    pub fn power_mut_ptr(&mut self, k: usize) -> *mut u8 {
+    fn power_mut_ptr(&mut self, k: usize) -> *mut u8 {
         assert!((1..=SMALL).contains(&k));
         (self as *mut Self)
             .cast::<u8>()
             .wrapping_add(16 * (SMALL - k))
     }
 
-    /// Stores H^2..H^SMALL from `powers` = [H, H^2, ..., H^SMALL] (H is kept as it is) in a
-    /// table held exclusively.
-    #[inline]
-    pub fn set_powers_mut(&mut self, powers: &[u128; SMALL]) {
-        let mut up = [0; SMALL - 1];
-        for (k, &v) in powers.iter().enumerate().skip(1) {
-            up[SMALL - 1 - k] = v;
-        }
-        self.up.get_mut().write(up);
-    }
-
-    /// [`Self::set_powers_mut`] through a shared reference.
+    /// Stores H^2..H^SMALL from `powers` = [H, H^2, ..., H^SMALL] (H is kept as it is),
+    /// through a shared reference.
     ///
     /// # Safety
     ///
@@ -130,8 +102,7 @@ impl Small {
     ///
     /// # Safety
     ///
-    /// If `all`: H^2..H^SMALL were stored, and no store of them can happen during the call
-    /// (as for [`Self::get`] of `k > 1`).
+    /// If `all`: H^2..H^SMALL were stored, and no store of them can happen during the call.
     #[inline]
     pub unsafe fn copy(&self, all: bool) -> Self {
         static NONE: [u128; SMALL - 1] = [0; SMALL - 1];
@@ -155,5 +126,103 @@ impl Small {
         use zeroize::Zeroize;
         self.up.get_mut().zeroize();
         self.h.zeroize();
+    }
+}
+
+// H lies after H^SMALL..H^2, 16 bytes each, where `power_mut_ptr` finds it.
+const _: () = assert!(core::mem::offset_of!(Small, h) == 16 * (SMALL - 1));
+
+/// A state's kept table borrowed exclusively with its count (1: H alone, [`SMALL`]: H^1..H^4
+/// stored): what every kernel gets. It reads a power above H only when the count says it is
+/// stored (checked here, so a kernel's reads through the table's pointers need no more than
+/// the count), and raises the count only after it stored them.
+pub struct Kept<'a> {
+    small: &'a mut Small,
+    len: &'a mut u8,
+}
+
+impl<'a> Kept<'a> {
+    /// A table and its count.
+    ///
+    /// # Safety
+    ///
+    /// If `*len >= SMALL`, H^2..H^SMALL are stored in `small`.
+    #[inline]
+    pub unsafe fn new(small: &'a mut Small, len: &'a mut u8) -> Self {
+        Self { small, len }
+    }
+
+    /// Whether H^1..H^SMALL are all stored.
+    #[inline]
+    pub fn all(&self) -> bool {
+        usize::from(*self.len) >= SMALL
+    }
+
+    /// H.
+    #[inline]
+    pub fn h(&self) -> u128 {
+        self.small.h
+    }
+
+    /// H^k, `1 <= k <= SMALL`; above H, the powers must be stored (asserted).
+    #[inline]
+    pub fn get(&self, k: usize) -> u128 {
+        assert!(k == 1 || self.all());
+        if k == 1 {
+            return self.small.h;
+        }
+        // SAFETY: `SMALL - k` indexes `up` (`2 <= k <= SMALL` by the assertion above and the
+        // count's range); the count says H^k is stored (asserted above, this type's
+        // invariant), and `&self` borrows the table exclusively held.
+        unsafe { self.small.up.get().cast::<u128>().add(SMALL - k).read() }
+    }
+
+    /// The 16 bytes of H^k (`1 <= k <= SMALL`), for a SIMD kernel's loads: initialized
+    /// (asserted: `k == 1`, or the count says the powers are stored) and not written while
+    /// the table is borrowed.
+    #[inline]
+    #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+    pub fn power_ptr(&mut self, k: usize) -> *const u8 {
+        assert!(k == 1 || self.all());
+        self.small.power_mut_ptr(k).cast_const()
+    }
+
+    /// The 16 bytes of H^k's slot (`2 <= k <= SMALL`), for a SIMD kernel's stores of the
+    /// powers it computed, before [`Self::set_all`].
+    #[inline]
+    #[cfg(any(
+        target_arch = "x86",
+        target_arch = "x86_64",
+        all(target_arch = "aarch64", target_endian = "little")
+    ))]
+    pub fn slot_ptr(&mut self, k: usize) -> *mut u8 {
+        assert!((2..=SMALL).contains(&k));
+        self.small.power_mut_ptr(k)
+    }
+
+    /// Raises the count to [`SMALL`].
+    ///
+    /// # Safety
+    ///
+    /// H^2..H^SMALL were all stored through [`Self::slot_ptr`].
+    #[inline]
+    #[cfg(any(
+        target_arch = "x86",
+        target_arch = "x86_64",
+        all(target_arch = "aarch64", target_endian = "little")
+    ))]
+    pub unsafe fn set_all(&mut self) {
+        *self.len = SMALL as u8;
+    }
+
+    /// Stores H^2..H^SMALL from `powers` = [H, H^2, ..., H^SMALL] and raises the count.
+    #[inline]
+    pub fn set_powers(&mut self, powers: &[u128; SMALL]) {
+        let mut up = [0; SMALL - 1];
+        for (k, &v) in powers.iter().enumerate().skip(1) {
+            up[SMALL - 1 - k] = v;
+        }
+        self.small.up.get_mut().write(up);
+        *self.len = SMALL as u8;
     }
 }

@@ -35,7 +35,7 @@ use core::mem::MaybeUninit;
 use core::sync::atomic::{AtomicU8, Ordering};
 
 use crate::backend::Available;
-use crate::powers::{SMALL, Small};
+use crate::powers::{Kept, SMALL, Small};
 use crate::soft::pad_block;
 use crate::{Backend, soft};
 
@@ -60,9 +60,11 @@ pub fn for_padded_blocks(data: &[u8], mut f: impl FnMut(&[[u8; 16]])) {
 /// reinterpretation on the portable path, one byte shuffle in registers on the SIMD paths), and
 /// the result is written big-endian.
 ///
-/// The state has no implicit padding (checked below): every byte is a field written at
-/// construction, so a move never carries stale, possibly key-derived stack bytes along in
-/// bytes that its destructor does not own.
+/// The state has no implicit padding (checked below): every byte belongs to a field, and the
+/// destructor (with the `zeroize` feature) wipes every field. Key setup writes H, the
+/// accumulator and the two one-byte fields only: H^2..H^4 and the explicit padding stay
+/// uninitialized until needed, so a move may carry whatever the stack held in those bytes,
+/// which the state's destructor then wipes with the rest.
 #[repr(C)]
 pub struct Hasher<const GHASH: bool> {
     small: Small,
@@ -74,13 +76,15 @@ pub struct Hasher<const GHASH: bool> {
     len: AtomicU8,
     /// A backend this CPU runs (the type's proof).
     backend: Available,
-    /// Explicit padding to the 16-byte alignment, never written: a state made per message
-    /// stores no more than its key, accumulator and two bytes of count and backend.
+    /// Explicit padding to the 16-byte alignment, written only by the destructor's wipe: a
+    /// state made per message stores no more than its key, accumulator and two bytes of count
+    /// and backend.
     _pad: MaybeUninit<[u8; PAD]>,
 }
 
-/// The count of a shared state whose H^2..H^4 one thread is storing (see the module docs).
-#[cfg(target_has_atomic = "8")]
+/// The count of a shared state whose H^2..H^4 one thread is storing (see the module docs;
+/// never stored on targets without compare-and-swap).
+#[cfg_attr(not(target_has_atomic = "8"), allow(dead_code))]
 const CLAIMED: u8 = 2;
 
 // SAFETY: the only writes through a shared reference are a claimed store of H^2..H^4
@@ -90,9 +94,11 @@ const CLAIMED: u8 = 2;
 // (`Hasher::snapshot`; the kernels get an exclusive copy). H is written at key setup only.
 unsafe impl<const GHASH: bool> Sync for Hasher<GHASH> {}
 
-/// A panic cannot leave a shared state half-updated: the one write through `&self` (the
-/// claimed store of H^2..H^4) cannot panic, and its count is published after it. (The table's
-/// `UnsafeCell` would otherwise take `RefUnwindSafe` away, which RustCrypto's states have.)
+/// A panic cannot leave a shared state observably broken: the one write through `&self` is the
+/// claimed store of H^2..H^4, whose count is published after it, and a count left at
+/// `CLAIMED` by a panic between the claim and the store reads as H alone everywhere (the
+/// kernels would compute the powers again). (The table's `UnsafeCell` would otherwise take
+/// `RefUnwindSafe` away, which RustCrypto's states have.)
 impl<const GHASH: bool> core::panic::RefUnwindSafe for Hasher<GHASH> {}
 
 /// The explicit padding after the one-byte fields (`Backend` is one byte, or none on targets
@@ -170,13 +176,9 @@ impl<const GHASH: bool> Hasher<GHASH> {
         if blocks.is_empty() {
             return;
         }
-        kernel::<GHASH>(
-            self.backend,
-            &mut self.small,
-            self.len.get_mut(),
-            &mut self.acc,
-            blocks,
-        );
+        let backend = self.backend;
+        let (kept, acc) = self.parts();
+        kernel::<GHASH>(backend, kept, acc, blocks);
     }
 
     /// A copy of the state as it is, for one more message: unlike `clone`, which first
@@ -211,12 +213,22 @@ impl<const GHASH: bool> Hasher<GHASH> {
     /// update of two blocks or more: for a key that hashes many messages through clones or
     /// [`Self::update_detached`].
     pub fn precompute(&mut self) {
-        let len = self.len.get_mut();
-        if usize::from(*len) < SMALL {
-            self.small
-                .set_powers_mut(&powers4(self.backend, self.small.h()));
-            *len = SMALL as u8;
+        let backend = self.backend;
+        let (mut kept, _) = self.parts();
+        if !kept.all() {
+            kept.set_powers(&powers4(backend, kept.h()));
         }
+    }
+
+    /// The table with its count, and the accumulator, held exclusively.
+    #[inline]
+    fn parts(&mut self) -> (Kept<'_>, &mut u128) {
+        // SAFETY: the state's invariant: its count is 4 only once H^2..H^4 are stored (by a
+        // kernel or `precompute` through `Kept`, which raise it after the stores, by the thread
+        // that claimed the store, which releases it after them, or by `snapshot`, which copies
+        // them with the count).
+        let kept = unsafe { Kept::new(&mut self.small, self.len.get_mut()) };
+        (kept, &mut self.acc)
     }
 
     /// Computes and keeps H^2..H^4 unless the state has them, through `&self`: what `clone`
@@ -255,7 +267,7 @@ impl<const GHASH: bool> Hasher<GHASH> {
             }
             // The kernel gets a copy of the powers, which it holds exclusively.
             let mut c = self.snapshot();
-            kernel::<GHASH>(self.backend, &mut c.small, c.len.get_mut(), &mut a, blocks);
+            kernel::<GHASH>(self.backend, c.parts().0, &mut a, blocks);
         }
         *acc = self.bytes_of_acc(a);
     }
@@ -351,8 +363,7 @@ fn powers4(backend: Available, h: u128) -> [u128; 4] {
 #[inline(always)]
 fn kernel<const GHASH: bool>(
     backend: Available,
-    small: &mut Small,
-    len: &mut u8,
+    kept: Kept<'_>,
     acc: &mut u128,
     blocks: &[[u8; 16]],
 ) {
@@ -362,12 +373,12 @@ fn kernel<const GHASH: bool>(
         if backend.get() == Backend::Pclmul {
             // SAFETY: `backend` is an `Available` PCLMULQDQ backend: the CPU has the tier's
             // features (`pclmulqdq`, `sse2`, `ssse3`).
-            return unsafe { crate::x86::pclmul::update_one::<GHASH>(small, acc, block) };
+            return unsafe { crate::x86::pclmul::update_one::<GHASH>(kept, acc, block) };
         }
         if backend.get() != Backend::Portable {
             // SAFETY: `backend` is an `Available` AVX2 or AVX-512 backend, whose feature lists
             // include those of `pclmul::vex` (`pclmulqdq`, `sse2`, `ssse3`, `avx`).
-            return unsafe { crate::x86::pclmul::vex::update_one::<GHASH>(small, acc, block) };
+            return unsafe { crate::x86::pclmul::vex::update_one::<GHASH>(kept, acc, block) };
         }
     }
     #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
@@ -378,39 +389,33 @@ fn kernel<const GHASH: bool>(
         if backend.get() == Backend::Pclmul {
             // SAFETY: `backend` is an `Available` PCLMULQDQ backend: the CPU has the tier's
             // features (`pclmulqdq`, `sse2`, `ssse3`).
-            return unsafe { crate::x86::pclmul::update_short::<GHASH>(small, len, acc, blocks) };
+            return unsafe { crate::x86::pclmul::update_short::<GHASH>(kept, acc, blocks) };
         }
         // SAFETY: `backend` is an `Available` AVX2 or AVX-512 backend (the only x86 backends
         // left): the CPU has its features, and each one's feature list includes `pclmulqdq`,
         // `sse2`, `ssse3` and `avx`, those of `pclmul::vex`.
-        return unsafe { crate::x86::pclmul::vex::update_short::<GHASH>(small, len, acc, blocks) };
+        return unsafe { crate::x86::pclmul::vex::update_short::<GHASH>(kept, acc, blocks) };
     }
     match backend.get() {
-        Backend::Portable => crate::portable::update::<GHASH>(small, len, acc, blocks),
+        Backend::Portable => crate::portable::update::<GHASH>(kept, acc, blocks),
         #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
         // SAFETY: `backend` is an `Available`: the CPU has every feature of this backend's
         // kernels.
-        Backend::Pclmul => unsafe {
-            crate::x86::pclmul::update_small::<GHASH>(small, len, acc, blocks)
-        },
+        Backend::Pclmul => unsafe { crate::x86::pclmul::update_small::<GHASH>(kept, acc, blocks) },
         #[cfg(target_arch = "x86_64")]
         // SAFETY: as above, detection of the AVX2 tier's features succeeded.
-        Backend::Avx2 => unsafe {
-            crate::x86::avx2::update_small::<GHASH>(small, len, acc, blocks)
-        },
+        Backend::Avx2 => unsafe { crate::x86::avx2::update_small::<GHASH>(kept, acc, blocks) },
         #[cfg(target_arch = "x86_64")]
         // SAFETY: as above, detection of the AVX-512 tier's features succeeded.
-        Backend::Avx512 => unsafe {
-            crate::x86::avx512::update_small::<GHASH>(small, len, acc, blocks)
-        },
+        Backend::Avx512 => unsafe { crate::x86::avx512::update_small::<GHASH>(kept, acc, blocks) },
         #[cfg(all(target_arch = "aarch64", target_endian = "little"))]
         // SAFETY: as above, detection of the PMULL tier's features succeeded.
         Backend::Pmull => unsafe {
             use crate::aarch64::pmull;
             if pmull::is_mid(blocks.len()) {
-                pmull::update_mid::<GHASH>(small, len, acc, blocks)
+                pmull::update_mid::<GHASH>(kept, acc, blocks)
             } else {
-                pmull::update_small::<GHASH>(small, len, acc, blocks)
+                pmull::update_small::<GHASH>(kept, acc, blocks)
             }
         },
         #[cfg(all(target_arch = "aarch64", target_endian = "little"))]
@@ -418,9 +423,9 @@ fn kernel<const GHASH: bool>(
         Backend::PmullEor3 => unsafe {
             use crate::aarch64::pmull;
             if pmull::is_mid(blocks.len()) {
-                pmull::eor3::update_mid::<GHASH>(small, len, acc, blocks)
+                pmull::eor3::update_mid::<GHASH>(kept, acc, blocks)
             } else {
-                pmull::eor3::update_small::<GHASH>(small, len, acc, blocks)
+                pmull::eor3::update_small::<GHASH>(kept, acc, blocks)
             }
         },
     }
@@ -443,6 +448,7 @@ impl<const GHASH: bool> Drop for Hasher<GHASH> {
         use zeroize::Zeroize;
         self.small.wipe();
         self.acc.zeroize();
+        self._pad.zeroize();
     }
 }
 

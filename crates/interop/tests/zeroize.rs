@@ -4,7 +4,8 @@
 //! the fused engines' AES round keys, and the `aes` crate's round keys inside `AesGcm` and
 //! `AesGcmSiv`.
 //!
-//! Method: the state is built in a zero-filled `MaybeUninit` slot, its bytes are read, it is
+//! Method: the state is built in a zero-filled `MaybeUninit` slot, its bytes are read (by
+//! `asm!` loads, [`raw_byte`]: some fields stay uninitialised until used), it is
 //! dropped in place with `ptr::drop_in_place`, and the slot is read again. The slot is still
 //! ours after the drop (the value's storage outlives its destructor), so the bytes left are
 //! exactly what the destructor left behind. A key on the generic path may keep its cipher on
@@ -62,7 +63,7 @@ unsafe impl GlobalAlloc for Watch {
                 let mut f = f.borrow_mut();
                 for i in 0..layout.size() {
                     // SAFETY: `p` is a live block of `layout.size()` bytes until freed below.
-                    f.0[i] = unsafe { ptr::read_volatile(p.add(i)) };
+                    f.0[i] = unsafe { raw_byte(p.add(i)) };
                 }
                 f.1 = layout.size();
             });
@@ -76,18 +77,91 @@ unsafe impl GlobalAlloc for Watch {
 #[global_allocator]
 static ALLOCATOR: Watch = Watch;
 
-/// The `n` bytes at `p`, read one at a time with volatile reads (so the reads after the drop
-/// are not optimised away as reads of dead memory).
+/// The byte at `p` as the machine holds it, loaded by `asm!`: the load's result is an
+/// initialised `u8` whatever the abstract machine holds there (a field a state leaves
+/// uninitialised until it needs it, such as `clmul_core`'s kept powers above H and its
+/// explicit padding, or padding that a typed copy into the slot did not copy), where a Rust
+/// read of such a byte would be undefined behaviour; and an `asm!` block is never removed, so
+/// the reads after the drop are not optimised away as reads of dead memory. On the
+/// architectures without a load written here, a volatile read.
 ///
 /// # Safety
 ///
-/// `p` must point to `n` readable bytes, initialised (a slot zero-filled before the value was
-/// written, so that padding bytes hold zeros rather than uninitialised memory, or a live
-/// allocation the value wrote).
+/// `p` must be readable.
+unsafe fn raw_byte(p: *const u8) -> u8 {
+    #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+    {
+        let v: u8;
+        // SAFETY: `p` is readable (the caller's contract); the load writes only `v`.
+        unsafe {
+            core::arch::asm!(
+                "mov {v}, byte ptr [{p}]",
+                p = in(reg) p,
+                v = out(reg_byte) v,
+                options(nostack, preserves_flags, readonly)
+            )
+        };
+        v
+    }
+    #[cfg(any(target_arch = "aarch64", target_arch = "arm"))]
+    {
+        let v: u32;
+        // SAFETY: as above.
+        unsafe {
+            #[cfg(target_arch = "aarch64")]
+            core::arch::asm!(
+                "ldrb {v:w}, [{p}]",
+                p = in(reg) p,
+                v = out(reg) v,
+                options(nostack, preserves_flags, readonly)
+            );
+            #[cfg(target_arch = "arm")]
+            core::arch::asm!(
+                "ldrb {v}, [{p}]",
+                p = in(reg) p,
+                v = out(reg) v,
+                options(nostack, preserves_flags, readonly)
+            );
+        }
+        v as u8
+    }
+    #[cfg(target_arch = "riscv64")]
+    {
+        let v: u64;
+        // SAFETY: as above.
+        unsafe {
+            core::arch::asm!(
+                "lbu {v}, 0({p})",
+                p = in(reg) p,
+                v = out(reg) v,
+                options(nostack, preserves_flags, readonly)
+            )
+        };
+        v as u8
+    }
+    #[cfg(not(any(
+        target_arch = "x86",
+        target_arch = "x86_64",
+        target_arch = "aarch64",
+        target_arch = "arm",
+        target_arch = "riscv64"
+    )))]
+    {
+        // SAFETY: `p` is readable; the byte may be uninitialised (see above), which this
+        // fallback reads as the machine holds it in practice.
+        unsafe { ptr::read_volatile(p) }
+    }
+}
+
+/// The `n` bytes at `p`, read one at a time by [`raw_byte`].
+///
+/// # Safety
+///
+/// `p` must point to `n` readable bytes.
 unsafe fn bytes(p: *const u8, n: usize) -> Vec<u8> {
     (0..n)
         // SAFETY: in bounds, per the caller's contract.
-        .map(|i| unsafe { ptr::read_volatile(p.add(i)) })
+        .map(|i| unsafe { raw_byte(p.add(i)) })
         .collect()
 }
 
@@ -103,7 +177,7 @@ fn residue<T>(make: impl FnOnce() -> T, prepare: impl FnOnce(&mut T)) -> (Vec<u8
     let value = slot.write(made);
     prepare(value);
     let p = slot.as_mut_ptr();
-    // SAFETY: the slot was zero-filled and then holds an initialised `T`.
+    // SAFETY: the slot is `size_of::<T>()` readable bytes (it holds a `T`).
     let mut before = unsafe { bytes(p.cast(), size_of::<T>()) };
     let (at, len) = BLOCK.get();
     // SAFETY: the watched block is live (owned by the value in the slot, not yet dropped),

@@ -13,7 +13,7 @@
 
 use core::arch::aarch64::*;
 
-use crate::powers::{SMALL, Small};
+use crate::powers::{Kept, SMALL};
 
 /// Blocks per stride.
 pub(crate) const STRIDE: usize = 8;
@@ -140,15 +140,13 @@ macro_rules! pmull_tier {
                 veorq_u64(h, swap(h))
             }
 
-            /// H^k from a state's kept powers, as two 8-byte words: key setup and `clone` may
-            /// write H as 8-byte stores, which a 16-byte load cannot take its bytes from while
-            /// they are in flight (see the PCLMULQDQ backend's `load_kept`).
-            /// The caller makes sure that `k == 1` or the state's count is `SMALL` (H^2..H^4
-            /// stored).
+            /// H^k from a state's kept powers (`k == 1`, or the count `SMALL`: [`Kept::get`]
+            /// asserts it), read as two 8-byte words: key setup and `clone` may write H as 8-byte
+            /// stores, which a 16-byte load cannot take its bytes from while they are in flight
+            /// (see the PCLMULQDQ backend's `load_kept`).
             #[inline]
-            unsafe fn load_kept(small: &Small, k: usize) -> uint64x2_t {
-                // SAFETY: the caller says H^k is stored; `small` is borrowed, so not written.
-                load_u128(&unsafe { small.get(k) })
+            fn load_kept(kept: &Kept<'_>, k: usize) -> uint64x2_t {
+                load_u128(&kept.get(k))
             }
 
             /// H^4..H^1 (highest first) from H: H^2, then H^4 and H^3 side by side. The one ladder of
@@ -162,19 +160,20 @@ macro_rules! pmull_tier {
             /// A state's H^4..H^1 (highest first) in registers: loaded if kept, else computed from H
             /// ([`ladder4`]) and kept, `len` raised to 4.
             #[inline]
-            fn kept4(small: &mut Small, len: &mut u8) -> [uint64x2_t; SMALL] {
-                if usize::from(*len) >= SMALL {
-                    // SAFETY: the count is `SMALL`: H^1..H^4 are stored.
-                    return core::array::from_fn(|i| unsafe { load_kept(small, SMALL - i) });
+            fn kept4(kept: &mut Kept<'_>) -> [uint64x2_t; SMALL] {
+                if kept.all() {
+                    // H^1..H^4, stored (the count is `SMALL`).
+                    return core::array::from_fn(|i| load_kept(kept, SMALL - i));
                 }
-                let pw = ladder4(load_u128(&small.h()));
+                let pw = ladder4(load_u128(&kept.h()));
                 for (i, &v) in pw.iter().enumerate().take(SMALL - 1) {
-                    // SAFETY: `power_mut_ptr` points to the 16 bytes of one power in `small`, which
+                    // SAFETY: `slot_ptr` points to the 16 bytes of H^(4 - i)'s slot in a table
                     // this function holds exclusively (`&mut`); `vst1q_u8` needs no alignment. The
                     // power stays in a vector register up to the store.
-                    unsafe { vst1q_u8(small.power_mut_ptr(SMALL - i), vreinterpretq_u8_u64(v)) };
+                    unsafe { vst1q_u8(kept.slot_ptr(SMALL - i), vreinterpretq_u8_u64(v)) };
                 }
-                *len = SMALL as u8;
+                // SAFETY: the loop above stored H^4, H^3 and H^2.
+                unsafe { kept.set_all() };
                 pw
             }
 
@@ -183,11 +182,11 @@ macro_rules! pmull_tier {
             /// holds H alone: [`kept4`]), reduced, then the rest (Horner's rule over the two runs,
             /// the powers in registers for both, as the x86 backends' `update_mid`: no table of
             /// H^5..H^8 for a few blocks more than the kept powers cover).
-            pub fn update_mid<const GHASH: bool>(small: &mut Small, len: &mut u8, acc: &mut u128, blocks: &[[u8; 16]]) {
+            pub fn update_mid<const GHASH: bool>(mut kept: Kept<'_>, acc: &mut u128, blocks: &[[u8; 16]]) {
                 // The runs below cover at most seven blocks (four, then three).
                 assert!(blocks.len() < STRIDE, "a stride's worth of blocks on the five-to-seven path");
                 let (head, tail) = blocks.split_at(SMALL.min(blocks.len()));
-                let kept = kept4(small, len);
+                let kept = kept4(&mut kept);
                 let mids = kept.map(|h| middle(h));
                 let y = run_regs::<GHASH>(load_u128(acc), head, &kept, &mids);
                 // One call per tail length, each with constant bounds: straight-line code.
@@ -210,10 +209,10 @@ macro_rules! pmull_tier {
             /// reading them from the table, with register copies and spills on the vector pipes
             /// (llvm-mca: 122 instructions an 8-block stride against 102, 26.3 cycles per 64
             /// bytes on Neoverse N1 against 21.5).
-            pub fn update_small<const GHASH: bool>(small: &mut Small, len: &mut u8, acc: &mut u128, blocks: &[[u8; 16]]) {
+            pub fn update_small<const GHASH: bool>(mut kept: Kept<'_>, acc: &mut u128, blocks: &[[u8; 16]]) {
                 let n = blocks.len();
                 if n > SMALL {
-                    let first = kept4(small, len).map(|v| vreinterpretq_u8_u64(v));
+                    let first = kept4(&mut kept).map(|v| vreinterpretq_u8_u64(v));
                     let [h4, h3, h2, h1] = first;
                     let y = vreinterpretq_u8_u64(load_u128(acc));
                     // SAFETY: this function has the tier's features, which include those of
@@ -224,10 +223,10 @@ macro_rules! pmull_tier {
                 }
                 let mut y = load_u128(acc);
                 if n <= 1 {
-                    let h = load_u128(&small.h());
+                    let h = load_u128(&kept.h());
                     y = run_regs::<GHASH>(y, blocks, &[h], &[middle(h)]);
                 } else {
-                    let kept = kept4(small, len);
+                    let kept = kept4(&mut kept);
                     let k = SMALL - n;
                     y = run_regs::<GHASH>(y, blocks, &kept[k..], &kept.map(|h| middle(h))[k..]);
                 }
@@ -253,7 +252,7 @@ pub mod eor3 {
     use core::arch::aarch64::*;
 
     use super::{Acc, STRIDE};
-    use crate::powers::{SMALL, Small};
+    use crate::powers::{Kept, SMALL};
 
     pmull_tier!("aes", "sha2", "sha3");
 }

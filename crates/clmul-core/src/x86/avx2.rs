@@ -8,7 +8,7 @@
 use core::arch::x86_64::*;
 
 use super::pclmul;
-use crate::powers::Small;
+use crate::powers::Kept;
 use crate::wide;
 
 crate::target_tier! {
@@ -18,11 +18,11 @@ crate::target_tier! {
     /// to seven blocks with 128-bit multiplies ([`pclmul::vex::update_mid`], shorter latency);
     /// longer inputs by [`wide::hash_kept`] from H^4..H^1 (kept, or computed and kept first:
     /// [`pclmul::kept4`]), in strides of 8, or from 32 blocks on 16.
-    pub fn update_small<const GHASH: bool>(small: &mut Small, len: &mut u8, acc: &mut u128, blocks: &[[u8; 16]]) {
+    pub fn update_small<const GHASH: bool>(mut kept: Kept<'_>, acc: &mut u128, blocks: &[[u8; 16]]) {
         if blocks.len() < pclmul::STRIDE {
-            return pclmul::vex::update_mid::<GHASH>(small, len, acc, blocks);
+            return pclmul::vex::update_mid::<GHASH>(kept, acc, blocks);
         }
-        let [h4, h3, h2, h1] = pclmul::vex::kept4(small, len, |a, b| pclmul::vex::dot(a, b), |a| pclmul::vex::square(a));
+        let [h4, h3, h2, h1] = pclmul::vex::kept4(&mut kept, |a, b| pclmul::vex::dot(a, b), |a| pclmul::vex::square(a));
         // H^2, H^1 and H^4, H^3, highest in lane 0 (`wide::first_powers`' layout).
         let z = _mm256_setzero_si256();
         let first = [_mm256_set_m128i(h1, h2), _mm256_set_m128i(h3, h4), z, z];

@@ -36,7 +36,7 @@
 use core::arch::x86_64::*;
 
 use super::pclmul;
-use crate::powers::Small;
+use crate::powers::Kept;
 use crate::wide;
 
 /// Inputs of at least this many blocks get H^17..H^32 computed for strides of 32 (below it,
@@ -54,12 +54,12 @@ crate::target_tier! {
     /// no time spent setting up 512-bit registers); longer inputs by [`wide::hash_kept`] from
     /// H^4..H^1 (kept, or computed and kept first: [`pclmul::kept4`]): up to 31 blocks in
     /// strides of 8, up to 255 in strides of 16, longer ones in strides of 32.
-    pub fn update_small<const GHASH: bool>(small: &mut Small, len: &mut u8, acc: &mut u128, blocks: &[[u8; 16]]) {
+    pub fn update_small<const GHASH: bool>(mut kept: Kept<'_>, acc: &mut u128, blocks: &[[u8; 16]]) {
         let n = blocks.len();
         if n < pclmul::STRIDE {
-            return pclmul::vex::update_mid::<GHASH>(small, len, acc, blocks);
+            return pclmul::vex::update_mid::<GHASH>(kept, acc, blocks);
         }
-        let [h4, h3, h2, h1] = pclmul::vex::kept4(small, len, |a, b| pclmul::vex::dot(a, b), |a| pclmul::vex::square(a));
+        let [h4, h3, h2, h1] = pclmul::vex::kept4(&mut kept, |a, b| pclmul::vex::dot(a, b), |a| pclmul::vex::square(a));
         // H^4..H^1 in one register, highest in lane 0 (`wide::first_powers`' layout).
         let v = _mm512_castsi128_si512(h4);
         let v = _mm512_inserti32x4::<1>(v, h3);

@@ -20,7 +20,7 @@ use core::arch::x86::*;
 #[cfg(target_arch = "x86_64")]
 use core::arch::x86_64::*;
 
-use crate::powers::{SMALL, Small};
+use crate::powers::{Kept, SMALL};
 
 /// Blocks per stride.
 pub(crate) const STRIDE: usize = 8;
@@ -216,14 +216,13 @@ macro_rules! pclmul_items {
             /// Intel's cores, beside every `pclmulqdq`, and four powers' eight such moves cost a
             /// 4-block message about a third of its time there (`uhf_paired`, `lto`, Emerald Rapids).
             /// The table is held exclusively (`&mut`), so the reads race with nothing. H^k must be
-            /// stored: `k == 1`, or the state's count is `SMALL` (every caller checks it first).
+            /// stored: `k == 1`, or the count is `SMALL` (asserted by [`Kept::power_ptr`]).
             #[inline]
-            pub fn load_kept(small: &mut Small, k: usize) -> __m128i {
-                let p = small.power_mut_ptr(k).cast::<i64>().cast_const();
-                // SAFETY: `power_mut_ptr` points to the 16 bytes of H^k (two aligned 8-byte words,
-                // the low one first on x86) inside `small`, which this function holds exclusively:
-                // no other access to them can happen during the reads. They are initialized: H by
-                // key setup, H^2..H^4 when the count the caller checked became `SMALL`.
+            pub fn load_kept(kept: &mut Kept<'_>, k: usize) -> __m128i {
+                let p = kept.power_ptr(k).cast::<i64>();
+                // SAFETY: `power_ptr` points to the 16 bytes of H^k (two aligned 8-byte words,
+                // the low one first on x86), initialized (it checked the count), in a table this
+                // function holds exclusively: no other access to them can happen during the reads.
                 let (lo, hi) = unsafe { (core::ptr::read_volatile(p), core::ptr::read_volatile(p.add(1))) };
                 _mm_set_epi64x(hi, lo)
             }
@@ -246,23 +245,23 @@ macro_rules! pclmul_items {
             /// caller's critical path, which goes on with the registers.
             #[inline]
             pub fn kept4(
-                small: &mut Small,
-                len: &mut u8,
+                kept: &mut Kept<'_>,
                 mul: impl Fn(__m128i, __m128i) -> __m128i,
                 sq: impl Fn(__m128i) -> __m128i,
             ) -> [__m128i; SMALL] {
-                if usize::from(*len) >= SMALL {
+                if kept.all() {
                     // H^1..H^4, stored (the count is `SMALL`).
-                    return core::array::from_fn(|i| load_kept(small, SMALL - i));
+                    return core::array::from_fn(|i| load_kept(kept, SMALL - i));
                 }
-                let pw = ladder4(load_kept(small, 1), mul, sq);
+                let pw = ladder4(load_kept(kept, 1), mul, sq);
                 for (i, &v) in pw.iter().enumerate().take(SMALL - 1) {
-                    // SAFETY: `power_mut_ptr` points to the 16 bytes of one power in `small`, which
+                    // SAFETY: `slot_ptr` points to the 16 bytes of H^(4 - i)'s slot in a table
                     // this function holds exclusively (`&mut`); `storeu` needs no alignment. The
                     // power stays in a vector register up to the store.
-                    unsafe { _mm_storeu_si128(small.power_mut_ptr(SMALL - i).cast(), v) };
+                    unsafe { _mm_storeu_si128(kept.slot_ptr(SMALL - i).cast(), v) };
                 }
-                *len = SMALL as u8;
+                // SAFETY: the loop above stored H^4, H^3 and H^2.
+                unsafe { kept.set_all() };
                 pw
             }
 
@@ -289,12 +288,12 @@ macro_rules! pclmul_items {
             /// each (its high word is the block's `lo ^ hi`, see [`mul_acc_pair`]) instead of a
             /// `pshufd` each.
             #[inline]
-            fn run_kept<const GHASH: bool, const N: usize>(y: __m128i, blocks: &[[u8; 16]; N], small: &mut Small) -> __m128i {
+            fn run_kept<const GHASH: bool, const N: usize>(y: __m128i, blocks: &[[u8; 16]; N], kept: &mut Kept<'_>) -> __m128i {
                 let mut sum = acc_zero();
                 for i in 0..N {
                     let x = load::<GHASH>(&blocks[i]);
                     let x = if i == 0 { _mm_xor_si128(x, y) } else { x };
-                    let (lo, hi) = load_kept_halves(small, N - i);
+                    let (lo, hi) = load_kept_halves(kept, N - i);
                     // `lo * lo`, `hi * hi` and the middle with each half of the power in the low
                     // word of a register of its own: no shuffle to pack the power or make its middle.
                     let mid = if GHASH || i == 0 {
@@ -319,15 +318,15 @@ macro_rules! pclmul_items {
             /// per length ([`run_kept`]): the powers are read as their halves, with no shuffle to pack
             /// a power or make its middle.
             #[inline]
-            fn short_kept<const GHASH: bool>(y: __m128i, blocks: &[[u8; 16]], small: &mut Small) -> __m128i {
+            fn short_kept<const GHASH: bool>(y: __m128i, blocks: &[[u8; 16]], kept: &mut Kept<'_>) -> __m128i {
                 if let Ok(b) = <&[[u8; 16]; 1]>::try_from(blocks) {
-                    run_kept::<GHASH, 1>(y, b, small)
+                    run_kept::<GHASH, 1>(y, b, kept)
                 } else if let Ok(b) = <&[[u8; 16]; 2]>::try_from(blocks) {
-                    run_kept::<GHASH, 2>(y, b, small)
+                    run_kept::<GHASH, 2>(y, b, kept)
                 } else if let Ok(b) = <&[[u8; 16]; 3]>::try_from(blocks) {
-                    run_kept::<GHASH, 3>(y, b, small)
+                    run_kept::<GHASH, 3>(y, b, kept)
                 } else if let Ok(b) = <&[[u8; 16]; 4]>::try_from(blocks) {
-                    run_kept::<GHASH, 4>(y, b, small)
+                    run_kept::<GHASH, 4>(y, b, kept)
                 } else {
                     y
                 }
@@ -336,12 +335,12 @@ macro_rules! pclmul_items {
             /// The low and high words of H^k from a state's kept powers, each in the low word of a
             /// register (8-byte loads, see [`load_kept`]). H^k must be stored, as for [`load_kept`].
             #[inline]
-            fn load_kept_halves(small: &mut Small, k: usize) -> (__m128i, __m128i) {
-                let p = small.power_mut_ptr(k).cast::<__m128i>().cast_const();
-                // SAFETY: `power_mut_ptr` points to the 16 bytes of H^k inside `small` (the low word
-                // first on x86), held exclusively: no other access to them can happen during the
-                // reads; `loadl` reads 8 bytes with no alignment requirement. They are initialized
-                // (`short_kept`'s callers check the count for a power above H).
+            fn load_kept_halves(kept: &mut Kept<'_>, k: usize) -> (__m128i, __m128i) {
+                let p = kept.power_ptr(k).cast::<__m128i>();
+                // SAFETY: `power_ptr` points to the 16 bytes of H^k (the low word first on x86),
+                // initialized (it checked the count), in a table held exclusively: no other access
+                // to them can happen during the reads; `loadl` reads 8 bytes with no alignment
+                // requirement.
                 unsafe { (_mm_loadl_epi64(p), _mm_loadl_epi64(p.cast::<u8>().add(8).cast())) }
             }
 
@@ -351,17 +350,17 @@ macro_rules! pclmul_items {
             /// registers. Up to four blocks run against the kept powers they use, H^n..H^1 (computed
             /// and kept first, in registers, if the state holds H alone and the input has two blocks
             /// or more: [`kept4`]); a longer input goes to [`update_small`].
-            pub fn update_short<const GHASH: bool>(small: &mut Small, len: &mut u8, acc: &mut u128, blocks: &[[u8; 16]]) {
+            pub fn update_short<const GHASH: bool>(mut kept: Kept<'_>, acc: &mut u128, blocks: &[[u8; 16]]) {
                 if blocks.len() > SMALL {
-                    return update_small::<GHASH>(small, len, acc, blocks);
+                    return update_small::<GHASH>(kept, acc, blocks);
                 }
                 let y = load_state(acc);
-                let y = if blocks.len() <= 1 || usize::from(*len) >= SMALL {
+                let y = if blocks.len() <= 1 || kept.all() {
                     // The kept powers this input uses, H^n..H^1.
-                    short_kept::<GHASH>(y, blocks, small)
+                    short_kept::<GHASH>(y, blocks, &mut kept)
                 } else {
                     // Two to four blocks, H alone kept: H^2..H^4 computed and kept first.
-                    let kept = kept4(small, len, |a, b| dot(a, b), |a| square(a));
+                    let kept = kept4(&mut kept, |a, b| dot(a, b), |a| square(a));
                     let k = SMALL - blocks.len();
                     run_regs::<GHASH>(y, blocks, &kept[k..], &kept.map(|h| middle(h))[k..])
                 };
@@ -371,8 +370,8 @@ macro_rules! pclmul_items {
             /// Absorbs one block into `acc` with the state's H: the keyed state calls it straight,
             /// without [`update_short`]'s choice of lengths and its stack frame (a one-block update
             /// is a fresh or cloned state's whole message in `polyval`'s and `ghash`'s benches).
-            pub fn update_one<const GHASH: bool>(small: &mut Small, acc: &mut u128, block: &[u8; 16]) {
-                let y = run_kept::<GHASH, 1>(load_state(acc), core::array::from_ref(block), small);
+            pub fn update_one<const GHASH: bool>(mut kept: Kept<'_>, acc: &mut u128, block: &[u8; 16]) {
+                let y = run_kept::<GHASH, 1>(load_state(acc), core::array::from_ref(block), &mut kept);
                 store_u128(acc, y);
             }
 
@@ -381,20 +380,20 @@ macro_rules! pclmul_items {
             /// [`kept4`]), reduced, then the rest against the powers they use (Horner's rule over
             /// the two runs), on 128-bit registers: no table and no wide registers for a few blocks
             /// more than the kept powers cover.
-            pub fn update_mid<const GHASH: bool>(small: &mut Small, len: &mut u8, acc: &mut u128, blocks: &[[u8; 16]]) {
+            pub fn update_mid<const GHASH: bool>(mut kept: Kept<'_>, acc: &mut u128, blocks: &[[u8; 16]]) {
                 let n = blocks.len();
                 if n <= SMALL {
-                    return update_short::<GHASH>(small, len, acc, blocks);
+                    return update_short::<GHASH>(kept, acc, blocks);
                 }
                 if n >= STRIDE {
-                    return update_small::<GHASH>(small, len, acc, blocks);
+                    return update_small::<GHASH>(kept, acc, blocks);
                 }
                 let (head, tail) = blocks.split_at(SMALL);
                 // H^4..H^1 and their middles, in registers for both runs (the tail's are not read
                 // back from the state, where `kept4` may just have stored them: the compiler
                 // would take those loads' values from the stores' registers through general
                 // ones).
-                let kept = kept4(small, len, |a, b| dot(a, b), |a| square(a));
+                let kept = kept4(&mut kept, |a, b| dot(a, b), |a| square(a));
                 let mids = kept.map(|h| middle(h));
                 let y = run_regs::<GHASH>(load_state(acc), head, &kept, &mids);
                 // One call per tail length, each with constant bounds: straight-line code.
@@ -411,11 +410,11 @@ macro_rules! pclmul_items {
             /// [`crate::wide::hash_kept`] in strides of 8 against H^8..H^1, H^8..H^5 computed for the
             /// call from the kept H^4..H^1 (computed and kept first if the state holds H alone:
             /// [`kept4`]).
-            pub fn update_small<const GHASH: bool>(small: &mut Small, len: &mut u8, acc: &mut u128, blocks: &[[u8; 16]]) {
+            pub fn update_small<const GHASH: bool>(mut kept: Kept<'_>, acc: &mut u128, blocks: &[[u8; 16]]) {
                 if blocks.len() < STRIDE {
-                    return update_mid::<GHASH>(small, len, acc, blocks);
+                    return update_mid::<GHASH>(kept, acc, blocks);
                 }
-                let [h4, h3, h2, h1] = kept4(small, len, |a, b| dot(a, b), |a| square(a));
+                let [h4, h3, h2, h1] = kept4(&mut kept, |a, b| dot(a, b), |a| square(a));
                 // SAFETY: this function has the tier's features, those of `__m128i`'s
                 // `wide::Lanes` (PCLMULQDQ, SSE2, SSSE3).
                 let y = unsafe { crate::wide::hash_kept::<__m128i, GHASH, STRIDE, true>(&[h1, h2, h3, h4], load_state(acc), blocks) };
@@ -447,7 +446,7 @@ pub mod vex {
     use core::arch::x86_64::*;
 
     use super::{Acc, STRIDE};
-    use crate::powers::{SMALL, Small};
+    use crate::powers::{Kept, SMALL};
 
     pclmul_items!("pclmulqdq", "sse2", "ssse3", "avx");
 }
