@@ -89,56 +89,31 @@ static ALLOCATOR: Watch = Watch;
 ///
 /// `p` must be readable.
 unsafe fn raw_byte(p: *const u8) -> u8 {
+    /// One `asm!` load of the byte at `$p` by `$load` into a `$t` register of class `$class`.
+    #[allow(unused_macros)]
+    macro_rules! load {
+        ($load:literal, $p:expr, $t:ty, $class:ident) => {{
+            let v: $t;
+            // SAFETY: `$p` is readable (the caller's contract); the load writes only `v`.
+            unsafe {
+                core::arch::asm!(
+                    $load,
+                    p = in(reg) $p,
+                    v = out($class) v,
+                    options(nostack, preserves_flags, readonly)
+                )
+            };
+            v as u8
+        }};
+    }
     #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
-    {
-        let v: u8;
-        // SAFETY: `p` is readable (the caller's contract); the load writes only `v`.
-        unsafe {
-            core::arch::asm!(
-                "mov {v}, byte ptr [{p}]",
-                p = in(reg) p,
-                v = out(reg_byte) v,
-                options(nostack, preserves_flags, readonly)
-            )
-        };
-        v
-    }
-    #[cfg(any(target_arch = "aarch64", target_arch = "arm"))]
-    {
-        let v: u32;
-        // SAFETY: as above.
-        unsafe {
-            #[cfg(target_arch = "aarch64")]
-            core::arch::asm!(
-                "ldrb {v:w}, [{p}]",
-                p = in(reg) p,
-                v = out(reg) v,
-                options(nostack, preserves_flags, readonly)
-            );
-            #[cfg(target_arch = "arm")]
-            core::arch::asm!(
-                "ldrb {v}, [{p}]",
-                p = in(reg) p,
-                v = out(reg) v,
-                options(nostack, preserves_flags, readonly)
-            );
-        }
-        v as u8
-    }
+    return load!("mov {v}, byte ptr [{p}]", p, u8, reg_byte);
+    #[cfg(target_arch = "aarch64")]
+    return load!("ldrb {v:w}, [{p}]", p, u32, reg);
+    #[cfg(target_arch = "arm")]
+    return load!("ldrb {v}, [{p}]", p, u32, reg);
     #[cfg(target_arch = "riscv64")]
-    {
-        let v: u64;
-        // SAFETY: as above.
-        unsafe {
-            core::arch::asm!(
-                "lbu {v}, 0({p})",
-                p = in(reg) p,
-                v = out(reg) v,
-                options(nostack, preserves_flags, readonly)
-            )
-        };
-        v as u8
-    }
+    return load!("lbu {v}, 0({p})", p, u64, reg);
     #[cfg(not(any(
         target_arch = "x86",
         target_arch = "x86_64",
