@@ -167,13 +167,13 @@ impl<'a> Kept<'a> {
     /// H^k, `1 <= k <= SMALL`; above H, the powers must be stored (asserted).
     #[inline]
     pub fn get(&self, k: usize) -> u128 {
-        assert!(k == 1 || self.all());
+        assert!((1..=SMALL).contains(&k) && (k == 1 || self.all()));
         if k == 1 {
             return self.small.h;
         }
-        // SAFETY: `SMALL - k` indexes `up` (`2 <= k <= SMALL` by the assertion above and the
-        // count's range); the count says H^k is stored (asserted above, this type's
-        // invariant), and `&self` borrows the table exclusively held.
+        // SAFETY: `SMALL - k` indexes `up` (`2 <= k <= SMALL`, asserted above); the count says
+        // H^k is stored (asserted above; this type's invariant), and `&self` borrows the table
+        // exclusively held.
         unsafe { self.small.up.get().cast::<u128>().add(SMALL - k).read() }
     }
 
