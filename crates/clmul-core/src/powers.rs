@@ -87,12 +87,8 @@ impl Small {
     #[inline]
     #[cfg(target_has_atomic = "8")]
     pub unsafe fn set_powers(&self, powers: &[u128; SMALL]) {
-        let mut up = [0; SMALL - 1];
-        for (k, &v) in powers.iter().enumerate().skip(1) {
-            up[SMALL - 1 - k] = v;
-        }
         // SAFETY: the caller rules out any other access to `up` during the write.
-        unsafe { (*self.up.get()).write(up) };
+        unsafe { (*self.up.get()).write(up_of(powers)) };
     }
 
     /// A copy holding H, and H^2..H^SMALL as well if `all` (zeros if not): one copy of the
@@ -127,6 +123,12 @@ impl Small {
         self.up.get_mut().zeroize();
         self.h.zeroize();
     }
+}
+
+/// H^SMALL..H^2 as `Small::up` holds them, from `powers` = [H, H^2, ..., H^SMALL].
+#[inline]
+fn up_of(powers: &[u128; SMALL]) -> [u128; SMALL - 1] {
+    core::array::from_fn(|i| powers[SMALL - 1 - i])
 }
 
 // H lies after H^SMALL..H^2, 16 bytes each, where `power_mut_ptr` finds it.
@@ -218,11 +220,7 @@ impl<'a> Kept<'a> {
     /// Stores H^2..H^SMALL from `powers` = [H, H^2, ..., H^SMALL] and raises the count.
     #[inline]
     pub fn set_powers(&mut self, powers: &[u128; SMALL]) {
-        let mut up = [0; SMALL - 1];
-        for (k, &v) in powers.iter().enumerate().skip(1) {
-            up[SMALL - 1 - k] = v;
-        }
-        self.small.up.get_mut().write(up);
+        self.small.up.get_mut().write(up_of(powers));
         *self.len = SMALL as u8;
     }
 }

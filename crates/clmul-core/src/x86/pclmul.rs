@@ -337,10 +337,10 @@ macro_rules! pclmul_items {
             #[inline]
             fn load_kept_halves(kept: &mut Kept<'_>, k: usize) -> (__m128i, __m128i) {
                 let p = kept.power_ptr(k).cast::<__m128i>();
-                // SAFETY: `power_ptr` points to the 16 bytes of H^k (the low word first on x86),
-                // initialized (it checked the count), in a table held exclusively: no other access
-                // to them can happen during the reads; `loadl` reads 8 bytes with no alignment
-                // requirement.
+                // `power_ptr` points to the 16 bytes of H^k (the low word first on x86),
+                // initialized (it checked the count), in a table held exclusively.
+                // SAFETY: both 8-byte reads lie in those 16 bytes, which nothing else accesses
+                // meanwhile; `loadl` needs no alignment.
                 unsafe { (_mm_loadl_epi64(p), _mm_loadl_epi64(p.cast::<u8>().add(8).cast())) }
             }
 
