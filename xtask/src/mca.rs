@@ -42,9 +42,11 @@ use std::process::Command;
 use crate::proc;
 use crate::proc::{target_dir, workspace_root};
 
+mod floor;
 mod loops;
 mod peers;
 
+use floor::*;
 use loops::*;
 use peers::*;
 
@@ -310,6 +312,25 @@ pub fn run(args: &[String]) -> Result<(), String> {
         );
         md.push_str(&md_table(&VERSUS_HEAD, 3, &versus));
     }
+    // The floor of any eight-block AESE/AESMC + PMULL loop on the ARM models (`floor`).
+    let floor = floor_rows(&tools, &models, &peers)?;
+    if !floor.is_empty() {
+        println!();
+        print!("{}", crate::table::render(&FLOOR_HEAD, &floor, 0, true));
+        println!(
+            "floor: the fewest vector operations an eight-block AES-GCM encryption with \
+             AESE/AESMC and PMULL needs, on the model's pipes (xtask/src/mca/floor.rs), cycles \
+             per 64 bytes; the last column: the peer's cycles / the floor's"
+        );
+        md.push_str(
+            "\nThe floor on the ARM models: the cycles per 64 bytes that the fewest vector \
+             operations any eight-block AES-GCM encryption with AESE/AESMC and PMULL needs take \
+             on the model's vector pipes (`xtask/src/mca/floor.rs` counts them; the same \
+             operations as a loop through llvm-mca beside), and the most by which any such \
+             loop could beat the peer's loop by the model:\n\n",
+        );
+        md.push_str(&md_table(&FLOOR_HEAD, 1, &floor));
+    }
     // README's ARM table: the rows of the models of ARM cores (no ARM machine runs our
     // benches, so these are the only ARM numbers README gives), written with --readme when
     // the run has all of them and the peers.
@@ -319,6 +340,15 @@ pub fn run(args: &[String]) -> Result<(), String> {
         let on_arm = |m: &str| models.iter().any(|&(n, a)| n == m && a == Arch::Arm);
         let rows: Vec<Vec<String>> = versus.iter().filter(|r| on_arm(&r[0])).cloned().collect();
         arm_md.push_str(&md_table(&VERSUS_HEAD, 3, &rows));
+        if !floor.is_empty() {
+            arm_md.push_str(
+                "\nThe floor: the cycles per 64 bytes of the fewest vector operations any \
+                 eight-block AES-GCM encryption with AESE/AESMC and PMULL needs, on the model's \
+                 vector pipes (`xtask/src/mca/floor.rs`), and the most by which any such loop \
+                 could beat the peer's by the model:\n\n",
+            );
+            arm_md.push_str(&md_table(&FLOOR_HEAD, 1, &floor));
+        }
     }
     if let Some(r) = registry
         .as_ref()

@@ -344,9 +344,26 @@ pub(super) fn mca(
     f: &Func,
     path: &[usize],
 ) -> Result<Mca, String> {
-    let src = asm(f, path);
+    mca_text(
+        tool,
+        arch,
+        model,
+        &asm(f, path),
+        bytes_per_iteration(f, path) as f64,
+    )
+}
+
+/// [`mca`] on the assembly text `src` of a loop body that produces `bytes` bytes of AES output
+/// an iteration.
+pub(super) fn mca_text(
+    tool: &Path,
+    arch: Arch,
+    model: &str,
+    src: &str,
+    bytes: f64,
+) -> Result<Mca, String> {
     let file = std::env::temp_dir().join(format!("xtask-mca-{}.s", std::process::id()));
-    fs::write(&file, &src).map_err(|e| format!("{}: {e}", file.display()))?;
+    fs::write(&file, src).map_err(|e| format!("{}: {e}", file.display()))?;
     let triple = match arch {
         Arch::X86 => "x86_64",
         Arch::Arm => "aarch64",
@@ -385,7 +402,6 @@ pub(super) fn mca(
     };
     let cycles = field("Total Cycles:").ok_or("llvm-mca: no Total Cycles")?;
     let iters = field("Iterations:").ok_or("llvm-mca: no Iterations")?;
-    let bytes = bytes_per_iteration(f, path) as f64;
     Ok(Mca {
         per64: cycles / iters * 64.0 / bytes,
         per_iter: cycles / iters,
