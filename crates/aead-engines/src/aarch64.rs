@@ -45,6 +45,14 @@ const N: usize = 8;
 
 impl AesLanes for uint8x16_t {
     const KEY_FIRST: bool = true;
+    const CACHED_ROUND1: bool = true;
+
+    #[inline(always)]
+    unsafe fn load_u32(p: *const u32) -> Self {
+        // SAFETY: the caller guarantees four readable bytes at `p`; NEON (the aarch64
+        // baseline). A word put in a zero register: one `LDR s` (the load pipes only).
+        unsafe { vreinterpretq_u8_u32(vsetq_lane_u32::<0>(p.read_unaligned(), vdupq_n_u32(0))) }
+    }
 
     #[inline(always)]
     unsafe fn add32(a: Self, b: Self) -> Self {

@@ -109,6 +109,107 @@ pub(crate) enum Hashing {
     Output,
 }
 
+/// Counter-mode caching (D. J. Bernstein and P. Schwabe, "New AES software speed records",
+/// 2008; R. Lamberger et al.'s FACE, TCHES 2018): GCM's counter blocks of a run of 256 differ
+/// in their last byte only, and an AES round is bytewise (SubBytes) then linear (ShiftRows,
+/// MixColumns), so the first round's output is that of the run's first block with one column
+/// changed by a value of the last byte alone. `e[c]` is that column for last byte `c`, for
+/// the key whose first round key's last byte was given (plus a constant, the same for every
+/// `c`): with [`AesLanes::KEY_FIRST`]'s round `aesmc(aese(x, k))`, the block of last byte `c`
+/// after its first round is `e[c] ^ d`, `d` the run's constant, and its second round is
+/// `aesmc(aese(e[c], d ^ k_1))`. A register then takes a four-byte load in place of its
+/// counter addition and first round. The index is the counter's last byte, used only when the
+/// counter is public ([`Counter::cached_run`]); the entries are secret, and wiped on drop with
+/// the feature `siv-wipe` (which `zeroize` implies). Built per message (64 rounds), on the
+/// stack.
+pub(crate) struct Round1 {
+    e: [u32; 256],
+}
+
+#[cfg(feature = "siv-wipe")]
+impl Drop for Round1 {
+    fn drop(&mut self) {
+        let bytes: &mut [u8] = bytemuck_u32(&mut self.e);
+        crate::wipe::wipe(bytes);
+    }
+}
+
+/// The bytes of `w`.
+#[cfg(feature = "siv-wipe")]
+fn bytemuck_u32(w: &mut [u32; 256]) -> &mut [u8] {
+    let p = w.as_mut_ptr().cast::<u8>();
+    // SAFETY: the 1024 bytes of `w`, exclusively borrowed for the result's lifetime; every bit
+    // pattern is a valid `u8`, and a `u8` has no alignment.
+    unsafe { core::slice::from_raw_parts_mut(p, 4 * w.len()) }
+}
+
+impl Round1 {
+    /// The entries of the key whose first round key is `k0` (a [`AesLanes::KEY_FIRST`]
+    /// register of one block) for the `blocks` counter blocks from last byte `from` on (all
+    /// 256 from 253 blocks; the others stay zero and are not read): four entries a round. The
+    /// four counter bytes `4i..4i + 4` sit in the last row of a zero block, in the columns
+    /// that ShiftRows moves to columns 0..3, and the round key is `k0`'s last byte in that
+    /// row: the round's column `j` is then MixColumns of `(S(0), S(0), S(0), S(c ^ k0[15]))`,
+    /// `c = 4i + j`, which is what the counter block's last byte adds to its first round's
+    /// column 0 (up to a constant: its other three rows come from the nonce there).
+    ///
+    /// # Safety
+    /// As the [`AesLanes`] methods; `L::BLOCKS == 1` and `L::KEY_FIRST`.
+    #[inline(always)]
+    unsafe fn new<L: AesLanes>(k0: L, from: usize, blocks: usize) -> Self {
+        const { assert!(!L::CACHED_ROUND1 || (L::BLOCKS == 1 && L::KEY_FIRST)) };
+        let mut t = Round1 { e: [0; 256] };
+        // The rounds from the one holding entry `from`, as many as cover the blocks.
+        let first = (from & 0xff) / 4;
+        let rounds = ((from % 4 + blocks).div_ceil(4)).min(64);
+        // SAFETY: forwarded from the caller; every store is the 16 bytes of entries
+        // `4i..4i + 4`, `i < 64`, inside `t.e`.
+        unsafe {
+            let mut key = L::lane0(k0);
+            let k = u32::from(key[15]) << 24;
+            crate::wipe::wipe(&mut key);
+            let mut w = [0u32; 16];
+            w[..4].copy_from_slice(&[k; 4]);
+            let mask = L::from_words(&w);
+            // Input column `j` feeds output column `j - 3 (mod 4)` through ShiftRows' last
+            // row: counter byte `4i + (j + 1) % 4` in column `j`, from `i = first` on (the top
+            // byte of each word: a 32-bit addition wraps it to zero after 255).
+            let c = (4 * first) as u32;
+            w[..4].copy_from_slice(&[(c + 1) << 24, (c + 2) << 24, (c + 3) << 24, c << 24]);
+            let mut q = L::from_words(&w);
+            w[..4].copy_from_slice(&[4 << 24; 4]);
+            let step = L::from_words(&w);
+            for r in 0..rounds {
+                let i = (first + r) % 64;
+                L::store(t.e.as_mut_ptr().add(4 * i).cast(), L::aes_round(q, mask));
+                q = L::add32(q, step);
+            }
+        }
+        t
+    }
+
+    /// The entry of last byte `c` in a register's first word.
+    ///
+    /// # Safety
+    /// As the [`AesLanes`] methods.
+    #[inline(always)]
+    unsafe fn entry<L: AesLanes>(&self, c: usize) -> L {
+        // SAFETY: forwarded from the caller; `c & 0xff` indexes the table.
+        unsafe { L::load_u32(&self.e[c & 0xff]) }
+    }
+}
+
+/// A stitched iteration's cached first round: the table, the counter's last byte at the
+/// iteration's first block, the second round's key `d ^ k_1` of the run, and middle round
+/// 1's key ([`AesKeys::mid1_cached`]).
+#[derive(Clone, Copy)]
+struct Cached<'a, L> {
+    table: &'a Round1,
+    c: usize,
+    k2: L,
+    mid1: L,
+}
+
 /// The data a stitched iteration hashes.
 struct Ghashed<'a, L> {
     src: *const u8,
@@ -173,11 +274,19 @@ impl<L: AesLanes> Ghashed<'_, L> {
 /// writable at `out` (`inp` and `out` equal or disjoint).
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-unsafe fn stitched<L: AesLanes, C: Counter, D: Domain, const N: usize, const KARATSUBA: bool>(
+unsafe fn stitched<
+    L: AesLanes,
+    C: Counter,
+    D: Domain,
+    const N: usize,
+    const KARATSUBA: bool,
+    const CACHED: bool,
+>(
     ks: &AesKeys<L>,
     tbl: Held<'_>,
     y: &mut L,
     ctr: &mut C::State<L>,
+    cached: Option<Cached<'_, L>>,
     src: *const u8,
     inp: *const u8,
     out: *mut u8,
@@ -195,11 +304,33 @@ unsafe fn stitched<L: AesLanes, C: Counter, D: Domain, const N: usize, const KAR
     // SAFETY: the caller's pointers and features; register `j` of an iteration is bytes
     // `reg * j..reg * (j + 1)` of the caller's `reg * N`.
     unsafe {
-        let mut x: [L; N] = C::take::<L, N>(ctr);
-        for v in &mut x {
-            *v = ks.begin(*v);
+        let mut x: [L; N];
+        let mut mid1 = L::zero();
+        match cached {
+            Some(Cached {
+                table,
+                c,
+                k2,
+                mid1: m,
+            }) if CACHED => {
+                // The first round from the table (`Round1`): no wrap of the last byte in
+                // these registers (`cached_run`).
+                x = [L::zero(); N];
+                for (j, v) in x.iter_mut().enumerate() {
+                    *v = table.entry::<L>(c + j);
+                }
+                C::skip::<L, N>(ctr);
+                mid1 = m;
+                ks.extra_cached(&mut x, k2);
+            }
+            _ => {
+                x = C::take::<L, N>(ctr);
+                for v in &mut x {
+                    *v = ks.begin(*v);
+                }
+                ks.extra(&mut x);
+            }
         }
-        ks.extra(&mut x);
         let mut acc = Acc::<L>::zero();
         let mut pend: Option<Prod<L>> = None;
         // The nine middle rounds, unrolled in the source (a loop here stays a loop, with the
@@ -208,7 +339,11 @@ unsafe fn stitched<L: AesLanes, C: Counter, D: Domain, const N: usize, const KAR
         macro_rules! rounds {
             ($($i:literal)*) => {$(
                 for v in &mut x {
-                    *v = ks.mid($i, *v);
+                    *v = if CACHED {
+                        ks.mid_cached($i, *v, mid1)
+                    } else {
+                        ks.mid($i, *v)
+                    };
                 }
                 g.step::<D, N, KARATSUBA>($i, &mut acc, &mut pend, y);
                 if $i < N + 2 {
@@ -249,6 +384,11 @@ unsafe fn stitched<L: AesLanes, C: Counter, D: Domain, const N: usize, const KAR
         }
     }
 }
+
+/// The fewest stitched iterations left for which [`crypt`] builds a [`Round1`] table (8: one
+/// KiB of text on ARMv8, 64 blocks: the table's 16 rounds and its kilobyte of zeros and wipe
+/// against the 23 vector operations an iteration saves).
+const CACHE_FROM: usize = 8;
 
 /// The table index of a stitched iteration's highest power, H^(N * BLOCKS).
 #[inline(always)]
@@ -532,9 +672,53 @@ pub(crate) unsafe fn crypt<
             // only then).
             if len - off >= it {
                 let held = tbl.held_from(stitched_base::<L, N>(), KARATSUBA);
+                // The first rounds from a table (`Round1`) on the engines that cache them, for
+                // a message of `CACHE_FROM` iterations or more (the table's 64 rounds then
+                // cost less than the three operations a block they save).
+                let from = C::cached_low_byte::<L>(&ctr);
+                let table = match from {
+                    Some(from) if L::CACHED_ROUND1 && (len - off) / it >= CACHE_FROM => {
+                        Some(Round1::new::<L>(ks.first_two().0, from, (len - off) / 16))
+                    }
+                    _ => None,
+                };
+                // The run's second-round key, while the counter stays in one run of its last
+                // byte: set at a run's first cached iteration, dropped at an uncached one.
+                let mut run_key: Option<(L, L)> = None;
                 while len - off >= it {
                     let (s, i, o) = (src.add(off - lag), inp.add(off), out.add(off));
-                    stitched::<L, C, D, N, KARATSUBA>(ks, held, &mut y, &mut ctr, s, i, o);
+                    let run = match (&table, C::cached_run::<L, N>(&ctr)) {
+                        (Some(t), Some(c)) => Some((t, c)),
+                        _ => None,
+                    };
+                    if let Some((t, c)) = run {
+                        let (k2, mid1) = match run_key {
+                            Some(k) => k,
+                            None => {
+                                // d = round one of the run's current block ^ its entry.
+                                let (k0, k1) = ks.first_two();
+                                let r1 = L::aes_round(C::peek::<L>(&ctr), k0);
+                                let k2 = xor3(r1, t.entry::<L>(c), k1);
+                                let k = (k2, ks.mid1_cached(k2));
+                                run_key = Some(k);
+                                k
+                            }
+                        };
+                        let cached = Some(Cached {
+                            table: t,
+                            c,
+                            k2,
+                            mid1,
+                        });
+                        stitched::<L, C, D, N, KARATSUBA, true>(
+                            ks, held, &mut y, &mut ctr, cached, s, i, o,
+                        );
+                    } else {
+                        run_key = None;
+                        stitched::<L, C, D, N, KARATSUBA, false>(
+                            ks, held, &mut y, &mut ctr, None, s, i, o,
+                        );
+                    }
                     off += it;
                 }
             }

@@ -42,8 +42,28 @@ pub(crate) trait AesLanes: Lanes {
     /// each of [`crate::kernel::AesKeys`]'s registers holds.
     const KEY_FIRST: bool;
 
+    /// Whether GCM's stitched loop takes each counter block's first AES round from a table of
+    /// the 256 values its last byte gives (counter-mode caching, [`crate::kernel::Round1`]):
+    /// the engines with [`AesLanes::KEY_FIRST`] and one block a register (ARMv8), where it
+    /// saves three vector operations a block of a loop that the vector pipes bound.
+    const CACHED_ROUND1: bool = false;
+
     /// Lane-wise 32-bit additions, wrapping.
     unsafe fn add32(a: Self, b: Self) -> Self;
+
+    /// A register holding the four bytes at `p` in its first word, zero elsewhere (a 4-byte
+    /// load).
+    ///
+    /// # Safety
+    /// As the other methods; four bytes are readable at `p`.
+    #[inline(always)]
+    unsafe fn load_u32(p: *const u32) -> Self {
+        let mut w = [0u32; 16];
+        // SAFETY: the caller guarantees four readable bytes; no alignment needed.
+        w[0] = unsafe { p.read_unaligned() };
+        // SAFETY: forwarded from the caller.
+        unsafe { Self::from_words(&w) }
+    }
 
     /// One full AES round with round key `k` (see [`AesLanes::KEY_FIRST`] for where `k` is
     /// added).

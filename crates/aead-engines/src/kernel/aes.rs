@@ -89,6 +89,64 @@ impl<L: AesLanes> AesKeys<L> {
         }
     }
 
+    /// The keys of the first two rounds in the [`AesLanes::KEY_FIRST`] layout, `k_0` and
+    /// `k_1`: the first two slots of `extra` in use, or the first two middle ones for AES-128.
+    #[inline(always)]
+    pub(super) fn first_two(&self) -> (L, L) {
+        // Constant indices only (see `new`).
+        if self.rounds > 12 {
+            (self.extra[0], self.extra[1])
+        } else if self.rounds > 10 {
+            (self.extra[2], self.extra[3])
+        } else {
+            (self.mid[0], self.mid[1])
+        }
+    }
+
+    /// [`Self::extra`] on registers that hold the first round's output already (a cached
+    /// first round, [`AesLanes::KEY_FIRST`] layout), with `k2` as the second round's key:
+    /// AES-256's second to fourth rounds, AES-192's second; nothing for AES-128, whose second
+    /// round is middle round 1 ([`Self::mid_cached`]).
+    #[inline(always)]
+    pub(super) unsafe fn extra_cached<const N: usize>(&self, x: &mut [L; N], k2: L) {
+        // Constant indices only (see `new`).
+        // SAFETY: forwarded from the caller.
+        unsafe {
+            if self.rounds > 12 {
+                round_all(x, k2);
+                round_all(x, self.extra[2]);
+                round_all(x, self.extra[3]);
+            } else if self.rounds > 10 {
+                round_all(x, k2);
+            }
+        }
+    }
+
+    /// The key of middle round 1 for registers whose first round is cached and whose second
+    /// round's key is `k2`: `k2` itself for AES-128 (whose second round that is), the key
+    /// schedule's otherwise. Chosen once a run, outside the loop.
+    #[inline(always)]
+    pub(super) fn mid1_cached(&self, k2: L) -> L {
+        if self.rounds > 10 { self.mid[1] } else { k2 }
+    }
+
+    /// Middle round `i` of a register whose first round is cached (see
+    /// [`Self::extra_cached`]), with `mid1` ([`Self::mid1_cached`]) as middle round 1's key:
+    /// for AES-128 none at `i == 0` (the first round).
+    #[inline(always)]
+    pub(super) unsafe fn mid_cached(&self, i: usize, x: L, mid1: L) -> L {
+        // SAFETY: forwarded from the caller.
+        unsafe {
+            if i == 0 && self.rounds == 10 {
+                x
+            } else if i == 1 {
+                L::aes_round(x, mid1)
+            } else {
+                self.mid(i, x)
+            }
+        }
+    }
+
     /// Middle round `i` (0..9).
     #[inline(always)]
     pub(super) unsafe fn mid(&self, i: usize, x: L) -> L {

@@ -33,6 +33,54 @@ pub(crate) trait Counter {
     /// As the [`AesLanes`] methods.
     unsafe fn take<L: AesLanes, const N: usize>(s: &mut Self::State<L>) -> [L; N];
 
+    /// The last byte of the next register's first counter block if the counter may decide a
+    /// branch and an address (public), and the blocks of the next `N` registers and of the
+    /// register after them differ from that block in their last byte only (no carry out of
+    /// it): the stitched loop then takes their first AES round from a table
+    /// ([`crate::kernel::Round1`]) and steps the counter with [`Counter::skip`]. `None`
+    /// otherwise, and for counters whose low byte is not the block's last.
+    ///
+    /// # Safety
+    /// As the [`AesLanes`] methods.
+    #[inline(always)]
+    unsafe fn cached_run<L: AesLanes, const N: usize>(_s: &Self::State<L>) -> Option<usize> {
+        None
+    }
+
+    /// The last byte of the next register's first counter block if the counter may decide a
+    /// branch and an address (public) and has [`Counter::cached_run`]s at all: where a
+    /// [`crate::kernel::Round1`] table starts. `None` otherwise.
+    ///
+    /// # Safety
+    /// As the [`AesLanes`] methods.
+    #[inline(always)]
+    unsafe fn cached_low_byte<L: AesLanes>(_s: &Self::State<L>) -> Option<usize> {
+        None
+    }
+
+    /// Steps the counter past `N` registers as [`Counter::take`] does, making no blocks; only
+    /// after [`Counter::cached_run`] said `Some`.
+    ///
+    /// # Safety
+    /// As the [`AesLanes`] methods.
+    #[inline(always)]
+    unsafe fn skip<L: AesLanes, const N: usize>(s: &mut Self::State<L>) {
+        // SAFETY: forwarded from the caller.
+        let _ = unsafe { Self::take::<L, N>(s) };
+    }
+
+    /// The next register of counter blocks, the state unchanged.
+    ///
+    /// # Safety
+    /// As the [`AesLanes`] methods.
+    #[inline(always)]
+    unsafe fn peek<L: AesLanes>(s: &Self::State<L>) -> L {
+        let mut t = *s;
+        // SAFETY: forwarded from the caller.
+        let [v] = unsafe { Self::take_any::<L, 1>(&mut t) };
+        v
+    }
+
     /// [`Counter::take`] with no branch on the counter's value: for the few registers of a
     /// message's tail, where the shortcut saves little and the value may reach the branch
     /// through a stack slot shared with data (which the disassembly check of `cargo xtask ct`
@@ -69,13 +117,34 @@ pub(super) unsafe fn lane_offsets<L: AesLanes>() -> L {
 /// big-endian 32-bit counter, incremented modulo 2^32; the first twelve stay.
 pub(crate) struct Inc32;
 
-/// [`Inc32`]'s state: the counter blocks of the next register as they are (big-endian), the
-/// counter of its lane 0, and whether that may decide a branch.
+/// [`Inc32`]'s state: the counter blocks of the next register as they are (big-endian) but
+/// for `pending` blocks skipped since ([`Counter::skip`]: added to their last byte when next
+/// needed, one addition for a run of skipped iterations), the counter of its lane 0, and
+/// whether that may decide a branch.
 #[derive(Clone, Copy)]
 pub(crate) struct Inc32State<L> {
     pub(super) be: L,
+    pub(super) pending: u32,
     pub(super) ctr: u32,
     pub(super) public: bool,
+}
+
+impl<L: AesLanes> Inc32State<L> {
+    /// `be` with the skipped blocks added (no carry out of the last byte: `skip` ran only
+    /// where `cached_run` said so, and they add up to the run's blocks).
+    ///
+    /// # Safety
+    /// As the [`AesLanes`] methods.
+    #[inline(always)]
+    unsafe fn settle(&mut self) {
+        // Only the engines that skip (`AesLanes::CACHED_ROUND1`) test it: the others' code
+        // stays as it was, with no branch on a counter's field.
+        if L::CACHED_ROUND1 && self.pending != 0 {
+            // SAFETY: forwarded from the caller.
+            self.be = unsafe { L::add32(self.be, word(3, self.pending << 24)) };
+            self.pending = 0;
+        }
+    }
 }
 
 impl Counter for Inc32 {
@@ -99,7 +168,12 @@ impl Counter for Inc32 {
             let offsets = L::add32(lane_offsets(), word(0, skip));
             L::reverse(L::add32(L::reverse(L::broadcast(block)), offsets))
         };
-        Inc32State { be, ctr, public }
+        Inc32State {
+            be,
+            pending: 0,
+            ctr,
+            public,
+        }
     }
 
     /// While the counter's low byte does not wrap within the `N` registers and the step after
@@ -111,6 +185,8 @@ impl Counter for Inc32 {
     unsafe fn take<L: AesLanes, const N: usize>(s: &mut Inc32State<L>) -> [L; N] {
         let n = (L::BLOCKS * N) as u32;
         let b = L::BLOCKS as u32;
+        // SAFETY: forwarded from the caller.
+        unsafe { s.settle() };
         let mut out = [s.be; N];
         // SAFETY: forwarded from the caller.
         unsafe {
@@ -127,11 +203,43 @@ impl Counter for Inc32 {
         out
     }
 
+    #[inline(always)]
+    unsafe fn cached_run<L: AesLanes, const N: usize>(s: &Inc32State<L>) -> Option<usize> {
+        let n = (L::BLOCKS * N) as u32;
+        let b = L::BLOCKS as u32;
+        // The condition of `take`'s byte additions.
+        (s.public && (s.ctr & 0xff) + n + b <= 256).then_some((s.ctr & 0xff) as usize)
+    }
+
+    #[inline(always)]
+    unsafe fn cached_low_byte<L: AesLanes>(s: &Inc32State<L>) -> Option<usize> {
+        s.public.then_some((s.ctr & 0xff) as usize)
+    }
+
+    #[inline(always)]
+    unsafe fn skip<L: AesLanes, const N: usize>(s: &mut Inc32State<L>) {
+        // Added to `be` when it is next needed (`settle`): no carry out of the last byte
+        // within a run (`cached_run`).
+        let n = (L::BLOCKS * N) as u32;
+        s.pending += n;
+        s.ctr = s.ctr.wrapping_add(n);
+    }
+
+    #[inline(always)]
+    unsafe fn peek<L: AesLanes>(s: &Inc32State<L>) -> L {
+        let mut t = *s;
+        // SAFETY: forwarded from the caller.
+        unsafe { t.settle() };
+        t.be
+    }
+
     /// The blocks made byte-reversed, where a 32-bit add carries.
     #[inline(always)]
     unsafe fn take_any<L: AesLanes, const N: usize>(s: &mut Inc32State<L>) -> [L; N] {
         let n = (L::BLOCKS * N) as u32;
         let b = L::BLOCKS as u32;
+        // SAFETY: forwarded from the caller.
+        unsafe { s.settle() };
         let mut out = [s.be; N];
         // SAFETY: forwarded from the caller.
         unsafe {

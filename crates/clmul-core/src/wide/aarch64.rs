@@ -35,6 +35,12 @@ impl Lanes for uint8x16_t {
     }
 
     #[inline(always)]
+    unsafe fn whole(mut v: Self) -> Self {
+        fence(&mut v);
+        v
+    }
+
+    #[inline(always)]
     unsafe fn store(p: *mut u8, v: Self) {
         // SAFETY: the caller guarantees 16 writable bytes.
         unsafe { vst1q_u8(p, v) }

@@ -278,7 +278,7 @@ impl<L: Lanes> Prod<L> {
     pub unsafe fn middles(a: &Self, b: &Self) -> (L, L) {
         // SAFETY: forwarded from the caller.
         unsafe {
-            let f = L::xor(L::zip_lo(a.mi, b.mi), L::zip_hi(a.mi, b.mi));
+            let f = L::whole(L::xor(L::zip_lo(a.mi, b.mi), L::zip_hi(a.mi, b.mi)));
             (L::clmul_lo(f, a.mi2), L::clmul_hi(f, b.mi2))
         }
     }

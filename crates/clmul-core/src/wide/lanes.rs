@@ -184,6 +184,18 @@ pub trait Lanes: Copy {
     /// Lane 0.
     unsafe fn lane0(v: Self) -> [u8; 16];
 
+    /// `v`, which the compiler must make as it is before any use (an empty `asm!` on types
+    /// that need it): [`Prod::middles`](super::Prod::middles)' folded pair, which LLVM
+    /// otherwise splits back into one shuffle and XOR a register for a pair whose second
+    /// register holds the running hash (two operations more, on ARMv8). The value itself.
+    ///
+    /// # Safety
+    /// As [`Lanes::load`].
+    #[inline(always)]
+    unsafe fn whole(v: Self) -> Self {
+        v
+    }
+
     /// The first `4 * BLOCKS` words of `w` as the lanes' 32-bit words (lane `l`, word `j` is
     /// `w[4l + j]`): the constants of the hash and of `aead-engines`' kernels.
     unsafe fn from_words(w: &[u32; 16]) -> Self;
