@@ -319,15 +319,17 @@ pub fn run(args: &[String]) -> Result<(), String> {
         print!("{}", crate::table::render(&FLOOR_HEAD, &floor, 0, true));
         println!(
             "floor: the fewest vector operations an eight-block AES-GCM encryption with \
-             AESE/AESMC and PMULL needs, on the model's pipes (xtask/src/mca/floor.rs), cycles \
-             per 64 bytes; the last column: the peer's cycles / the floor's"
+             AESE/AESMC and PMULL needs by the techniques known (the first round cached), on the \
+             model's pipes (xtask/src/mca/floor.rs), cycles per 64 bytes; the last column: the \
+             peer's cycles / the floor's"
         );
         md.push_str(
             "\nThe floor on the ARM models: the cycles per 64 bytes that the fewest vector \
-             operations any eight-block AES-GCM encryption with AESE/AESMC and PMULL needs take \
-             on the model's vector pipes (`xtask/src/mca/floor.rs` counts them; the same \
-             operations as a loop through llvm-mca beside), and the most by which any such \
-             loop could beat the peer's loop by the model:\n\n",
+             operations an eight-block AES-GCM encryption with AESE/AESMC and PMULL needs by the \
+             techniques known (the first round cached) take on the model's vector pipes \
+             (`xtask/src/mca/floor.rs` counts them; the same operations as a loop through \
+             llvm-mca beside), and the most by which such a loop could beat the peer's loop by \
+             the model:\n\n",
         );
         md.push_str(&md_table(&FLOOR_HEAD, 1, &floor));
     }
@@ -342,10 +344,11 @@ pub fn run(args: &[String]) -> Result<(), String> {
         arm_md.push_str(&md_table(&VERSUS_HEAD, 3, &rows));
         if !floor.is_empty() {
             arm_md.push_str(
-                "\nThe floor: the cycles per 64 bytes of the fewest vector operations any \
-                 eight-block AES-GCM encryption with AESE/AESMC and PMULL needs, on the model's \
-                 vector pipes (`xtask/src/mca/floor.rs`), and the most by which any such loop \
-                 could beat the peer's by the model:\n\n",
+                "\nThe floor: the cycles per 64 bytes of the fewest vector operations an \
+                 eight-block AES-GCM encryption with AESE/AESMC and PMULL needs by the techniques \
+                 known (the first round cached), on the model's vector pipes \
+                 (`xtask/src/mca/floor.rs`), and the most by which such a loop could beat the \
+                 peer's by the model:\n\n",
             );
             arm_md.push_str(&md_table(&FLOOR_HEAD, 1, &floor));
         }
