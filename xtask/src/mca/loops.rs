@@ -220,20 +220,15 @@ pub(super) fn hash_loop(f: &Func) -> Option<Vec<usize>> {
     best.map(|b| b.1)
 }
 
-/// The path from `head` to `latch` (inclusive) with the fewest (or, `most_aes`, the most) AES
-/// instructions, then the fewest instructions; never through `head` again. Edges that close
-/// a cycle inside the loop (none in the kernels' loops) are ignored.
-pub(super) fn best_path(
-    f: &Func,
+/// The instructions reachable from `head` (not re-entering it) on the way to `latch`, in a
+/// topological order of the loop's forward edges, and each one's place in it: DFS post-order
+/// reversed, once back edges are dropped.
+fn loop_order(
     succs: &[Vec<usize>],
     head: usize,
     latch: usize,
-    most_aes: bool,
-) -> Option<Vec<usize>> {
-    // Nodes reachable from head (not re-entering it) that reach the latch: DFS order gives a
-    // topological order once back edges are dropped.
-    let n = f.insns.len();
-    let mut state = vec![0u8; n]; // 0 new, 1 on stack, 2 done
+) -> (Vec<usize>, HashMap<usize, usize>) {
+    let mut state = vec![0u8; succs.len()]; // 0 new, 1 on stack, 2 done
     let mut order = Vec::new();
     let mut stack = vec![(head, 0usize)];
     state[head] = 1;
@@ -250,9 +245,22 @@ pub(super) fn best_path(
             order.push(v);
         }
     }
-    // `order` is post-order: reverse it for a topological order of the forward edges.
     order.reverse();
-    let pos: HashMap<usize, usize> = order.iter().enumerate().map(|(i, &v)| (v, i)).collect();
+    let pos = order.iter().enumerate().map(|(i, &v)| (v, i)).collect();
+    (order, pos)
+}
+
+/// The path from `head` to `latch` (inclusive) with the fewest (or, `most_aes`, the most) AES
+/// instructions, then the fewest instructions; never through `head` again. Edges that close
+/// a cycle inside the loop (none in the kernels' loops) are ignored.
+pub(super) fn best_path(
+    f: &Func,
+    succs: &[Vec<usize>],
+    head: usize,
+    latch: usize,
+    most_aes: bool,
+) -> Option<Vec<usize>> {
+    let (order, pos) = loop_order(succs, head, latch);
     // cost[v]: the best path head..v so far.
     let key = |aes: i64, len: i64| if most_aes { (-aes, len) } else { (aes, len) };
     let mut cost: HashMap<usize, Best> = HashMap::new();
@@ -299,27 +307,7 @@ pub(super) fn best_path_capped(
     latch: usize,
     cap: usize,
 ) -> Option<Vec<usize>> {
-    // The nodes between head and latch in topological order, as `best_path` finds them.
-    let n = f.insns.len();
-    let mut state = vec![0u8; n];
-    let mut order = Vec::new();
-    let mut stack = vec![(head, 0usize)];
-    state[head] = 1;
-    while let Some((v, k)) = stack.pop() {
-        if v != latch && k < succs[v].len() {
-            stack.push((v, k + 1));
-            let w = succs[v][k];
-            if w != head && state[w] == 0 {
-                state[w] = 1;
-                stack.push((w, 0));
-            }
-        } else {
-            state[v] = 2;
-            order.push(v);
-        }
-    }
-    order.reverse();
-    let pos: HashMap<usize, usize> = order.iter().enumerate().map(|(i, &v)| (v, i)).collect();
+    let (order, pos) = loop_order(succs, head, latch);
     let a = |v: usize| usize::from(is_aes(&f.insns[v].text));
     // best[(v, aes)]: the shortest path head..v with `aes` AES instructions, and the state
     // before it.
