@@ -144,9 +144,10 @@ fn bytemuck_u32(w: &mut [u32; 256]) -> &mut [u8] {
 }
 
 impl Round1 {
-    /// The entries of the key whose first round key is `k0` (a [`AesLanes::KEY_FIRST`]
+    /// Writes the entries of the key whose first round key is `k0` (a [`AesLanes::KEY_FIRST`]
     /// register of one block) for the `blocks` counter blocks from last byte `from` on (all
-    /// 256 from 253 blocks; the others stay zero and are not read): four entries a round. The
+    /// 256 from 253 blocks; the others stay as they were and are not read): four entries a
+    /// round. The
     /// four counter bytes `4i..4i + 4` sit in the last row of a zero block, in the columns
     /// that ShiftRows moves to columns 0..3, and the round key is `k0`'s last byte in that
     /// row: the round's column `j` is then MixColumns of `(S(0), S(0), S(0), S(c ^ k0[15]))`,
@@ -156,9 +157,9 @@ impl Round1 {
     /// # Safety
     /// As the [`AesLanes`] methods; `L::BLOCKS == 1` and `L::KEY_FIRST`.
     #[inline(always)]
-    unsafe fn new<L: AesLanes>(k0: L, from: usize, blocks: usize) -> Self {
+    unsafe fn fill<L: AesLanes>(&mut self, k0: L, from: usize, blocks: usize) {
         const { assert!(!L::CACHED_ROUND1 || (L::BLOCKS == 1 && L::KEY_FIRST)) };
-        let mut t = Round1 { e: [0; 256] };
+        let t = self;
         // The rounds from the one holding entry `from`, as many as cover the blocks.
         let first = (from & 0xff) / 4;
         let rounds = ((from % 4 + blocks).div_ceil(4)).min(64);
@@ -185,7 +186,6 @@ impl Round1 {
                 q = L::add32(q, step);
             }
         }
-        t
     }
 
     /// The entry of last byte `c` in a register's first word.
@@ -383,6 +383,85 @@ unsafe fn stitched<
             L::store(out.add(reg * j), *v);
         }
     }
+}
+
+/// [`crypt`]'s stitched iterations from offset `off` on the engines that cache the first
+/// round ([`AesLanes::CACHED_ROUND1`]): with `CACHE_FROM` iterations or more left and a public
+/// counter, a [`Round1`] table filled in place (the only copy, wiped on drop), each run of the
+/// counter's last byte keyed once, and every iteration that stays in a run taking its first
+/// round from the table; the others run [`stitched`] as it is. Returns the offset reached.
+///
+/// # Safety
+/// As [`crypt`]'s loop: `len - off` bytes from `off` at `inp` and `out`, the hashed data at
+/// `src` `lag` bytes behind.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+unsafe fn stitched_cached<
+    L: AesLanes,
+    C: Counter,
+    D: Domain,
+    const N: usize,
+    const KARATSUBA: bool,
+>(
+    ks: &AesKeys<L>,
+    held: Held<'_>,
+    y: &mut L,
+    ctr: &mut C::State<L>,
+    src: *const u8,
+    lag: usize,
+    inp: *const u8,
+    out: *mut u8,
+    mut off: usize,
+    len: usize,
+) -> usize {
+    let it = 16 * L::BLOCKS * N;
+    // SAFETY: the caller's features and buffers, as in `crypt`.
+    unsafe {
+        // Made only for a message that uses it, and filled in place (the zeros may be moved
+        // in, the entries are written where they stay): the wipe on drop clears the one copy.
+        let mut table: Option<Round1> = None;
+        if let Some(from) = C::cached_low_byte::<L>(ctr)
+            && (len - off) / it >= CACHE_FROM
+        {
+            let t = table.insert(Round1 { e: [0; 256] });
+            t.fill::<L>(ks.first_two().0, from, (len - off) / 16);
+        }
+        // The run's second-round key and middle round 1's, while the counter stays in one run
+        // of its last byte: set at a run's first cached iteration, dropped at an uncached one.
+        let mut run_key: Option<(L, L)> = None;
+        while len - off >= it {
+            let (s, i, o) = (src.add(off - lag), inp.add(off), out.add(off));
+            match (&table, C::cached_run::<L, N>(ctr)) {
+                (Some(t), Some(c)) => {
+                    let (k2, mid1) = match run_key {
+                        Some(k) => k,
+                        None => {
+                            // d = round one of the run's current block ^ its entry.
+                            let (k0, k1) = ks.first_two();
+                            let r1 = L::aes_round(C::peek::<L>(ctr), k0);
+                            let k2 = xor3(r1, t.entry::<L>(c), k1);
+                            let k = (k2, ks.mid1_cached(k2));
+                            run_key = Some(k);
+                            k
+                        }
+                    };
+                    let run = Some(Cached {
+                        table: t,
+                        c,
+                        k2,
+                        mid1,
+                    });
+                    stitched::<L, C, D, N, KARATSUBA, true>(ks, held, y, ctr, run, s, i, o);
+                }
+                _ => {
+                    run_key = None;
+                    stitched::<L, C, D, N, KARATSUBA, false>(ks, held, y, ctr, None, s, i, o);
+                }
+            }
+            off += it;
+        }
+    }
+    off
 }
 
 /// The fewest stitched iterations left for which [`crypt`] builds a [`Round1`] table (8: one
@@ -672,54 +751,20 @@ pub(crate) unsafe fn crypt<
             // only then).
             if len - off >= it {
                 let held = tbl.held_from(stitched_base::<L, N>(), KARATSUBA);
-                // The first rounds from a table (`Round1`) on the engines that cache them, for
-                // a message of `CACHE_FROM` iterations or more (the table's 64 rounds then
-                // cost less than the three operations a block they save).
-                let from = C::cached_low_byte::<L>(&ctr);
-                let table = match from {
-                    Some(from) if L::CACHED_ROUND1 && (len - off) / it >= CACHE_FROM => {
-                        Some(Round1::new::<L>(ks.first_two().0, from, (len - off) / 16))
-                    }
-                    _ => None,
-                };
-                // The run's second-round key, while the counter stays in one run of its last
-                // byte: set at a run's first cached iteration, dropped at an uncached one.
-                let mut run_key: Option<(L, L)> = None;
-                while len - off >= it {
-                    let (s, i, o) = (src.add(off - lag), inp.add(off), out.add(off));
-                    let run = match (&table, C::cached_run::<L, N>(&ctr)) {
-                        (Some(t), Some(c)) => Some((t, c)),
-                        _ => None,
-                    };
-                    if let Some((t, c)) = run {
-                        let (k2, mid1) = match run_key {
-                            Some(k) => k,
-                            None => {
-                                // d = round one of the run's current block ^ its entry.
-                                let (k0, k1) = ks.first_two();
-                                let r1 = L::aes_round(C::peek::<L>(&ctr), k0);
-                                let k2 = xor3(r1, t.entry::<L>(c), k1);
-                                let k = (k2, ks.mid1_cached(k2));
-                                run_key = Some(k);
-                                k
-                            }
-                        };
-                        let cached = Some(Cached {
-                            table: t,
-                            c,
-                            k2,
-                            mid1,
-                        });
-                        stitched::<L, C, D, N, KARATSUBA, true>(
-                            ks, held, &mut y, &mut ctr, cached, s, i, o,
-                        );
-                    } else {
-                        run_key = None;
+                if L::CACHED_ROUND1 {
+                    // The engines that cache the first round (`Round1`), a loop of their own
+                    // (the others' is the plain one below, compiled alone).
+                    off = stitched_cached::<L, C, D, N, KARATSUBA>(
+                        ks, held, &mut y, &mut ctr, src, lag, inp, out, off, len,
+                    );
+                } else {
+                    while len - off >= it {
+                        let (s, i, o) = (src.add(off - lag), inp.add(off), out.add(off));
                         stitched::<L, C, D, N, KARATSUBA, false>(
                             ks, held, &mut y, &mut ctr, None, s, i, o,
                         );
+                        off += it;
                     }
-                    off += it;
                 }
             }
             // The output of the first CTR-only iterations is still to be hashed: the last
