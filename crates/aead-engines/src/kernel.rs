@@ -385,85 +385,6 @@ unsafe fn stitched<
     }
 }
 
-/// [`crypt`]'s stitched iterations from offset `off` on the engines that cache the first
-/// round ([`AesLanes::CACHED_ROUND1`]): with `CACHE_FROM` iterations or more left and a public
-/// counter, a [`Round1`] table filled in place (the only copy, wiped on drop), each run of the
-/// counter's last byte keyed once, and every iteration that stays in a run taking its first
-/// round from the table; the others run [`stitched`] as it is. Returns the offset reached.
-///
-/// # Safety
-/// As [`crypt`]'s loop: `len - off` bytes from `off` at `inp` and `out`, the hashed data at
-/// `src` `lag` bytes behind.
-#[inline(always)]
-#[allow(clippy::too_many_arguments)]
-unsafe fn stitched_cached<
-    L: AesLanes,
-    C: Counter,
-    D: Domain,
-    const N: usize,
-    const KARATSUBA: bool,
->(
-    ks: &AesKeys<L>,
-    held: Held<'_>,
-    y: &mut L,
-    ctr: &mut C::State<L>,
-    src: *const u8,
-    lag: usize,
-    inp: *const u8,
-    out: *mut u8,
-    mut off: usize,
-    len: usize,
-) -> usize {
-    let it = 16 * L::BLOCKS * N;
-    // SAFETY: the caller's features and buffers, as in `crypt`.
-    unsafe {
-        // Made only for a message that uses it, and filled in place (the zeros may be moved
-        // in, the entries are written where they stay): the wipe on drop clears the one copy.
-        let mut table: Option<Round1> = None;
-        if let Some(from) = C::cached_low_byte::<L>(ctr)
-            && (len - off) / it >= CACHE_FROM
-        {
-            let t = table.insert(Round1 { e: [0; 256] });
-            t.fill::<L>(ks.first_two().0, from, (len - off) / 16);
-        }
-        // The run's second-round key and middle round 1's, while the counter stays in one run
-        // of its last byte: set at a run's first cached iteration, dropped at an uncached one.
-        let mut run_key: Option<(L, L)> = None;
-        while len - off >= it {
-            let (s, i, o) = (src.add(off - lag), inp.add(off), out.add(off));
-            match (&table, C::cached_run::<L, N>(ctr)) {
-                (Some(t), Some(c)) => {
-                    let (k2, mid1) = match run_key {
-                        Some(k) => k,
-                        None => {
-                            // d = round one of the run's current block ^ its entry.
-                            let (k0, k1) = ks.first_two();
-                            let r1 = L::aes_round(C::peek::<L>(ctr), k0);
-                            let k2 = xor3(r1, t.entry::<L>(c), k1);
-                            let k = (k2, ks.mid1_cached(k2));
-                            run_key = Some(k);
-                            k
-                        }
-                    };
-                    let run = Some(Cached {
-                        table: t,
-                        c,
-                        k2,
-                        mid1,
-                    });
-                    stitched::<L, C, D, N, KARATSUBA, true>(ks, held, y, ctr, run, s, i, o);
-                }
-                _ => {
-                    run_key = None;
-                    stitched::<L, C, D, N, KARATSUBA, false>(ks, held, y, ctr, None, s, i, o);
-                }
-            }
-            off += it;
-        }
-    }
-    off
-}
-
 /// The fewest stitched iterations left for which [`crypt`] builds a [`Round1`] table (8: one
 /// KiB of text on ARMv8, 64 blocks: the table's 16 rounds and its kilobyte of zeros and wipe
 /// against the 23 vector operations an iteration saves).
@@ -751,20 +672,59 @@ pub(crate) unsafe fn crypt<
             // only then).
             if len - off >= it {
                 let held = tbl.held_from(stitched_base::<L, N>(), KARATSUBA);
-                if L::CACHED_ROUND1 {
-                    // The engines that cache the first round (`Round1`), a loop of their own
-                    // (the others' is the plain one below, compiled alone).
-                    off = stitched_cached::<L, C, D, N, KARATSUBA>(
-                        ks, held, &mut y, &mut ctr, src, lag, inp, out, off, len,
-                    );
-                } else {
-                    while len - off >= it {
-                        let (s, i, o) = (src.add(off - lag), inp.add(off), out.add(off));
+                // The engines that cache the first round (`AesLanes::CACHED_ROUND1`): with
+                // `CACHE_FROM` iterations or more left and a public counter, a `Round1` table
+                // filled in place (the one copy, wiped on drop), each run of the counter's last
+                // byte keyed once, and every iteration that stays in a run taking its first
+                // round from the table. Every test of it starts with the constant, so the other
+                // engines' loop is the plain one.
+                let mut table: Option<Round1> = None;
+                if L::CACHED_ROUND1
+                    && let Some(from) = C::cached_low_byte::<L>(&ctr)
+                    && (len - off) / it >= CACHE_FROM
+                {
+                    let t = table.insert(Round1 { e: [0; 256] });
+                    t.fill::<L>(ks.first_two().0, from, (len - off) / 16);
+                }
+                // The run's second-round key and middle round 1's, while the counter stays in
+                // one run of its last byte: set at a run's first cached iteration, dropped at
+                // an uncached one.
+                let mut run_key: Option<(L, L)> = None;
+                while len - off >= it {
+                    let (s, i, o) = (src.add(off - lag), inp.add(off), out.add(off));
+                    let run = match &table {
+                        Some(t) if L::CACHED_ROUND1 => C::cached_run::<L, N>(&ctr).map(|c| (t, c)),
+                        _ => None,
+                    };
+                    if let Some((t, c)) = run {
+                        let (k2, mid1) = match run_key {
+                            Some(k) => k,
+                            None => {
+                                // d = round one of the run's current block ^ its entry.
+                                let (k0, k1) = ks.first_two();
+                                let r1 = L::aes_round(C::peek::<L>(&ctr), k0);
+                                let k2 = xor3(r1, t.entry::<L>(c), k1);
+                                let k = (k2, ks.mid1_cached(k2));
+                                run_key = Some(k);
+                                k
+                            }
+                        };
+                        let cached = Some(Cached {
+                            table: t,
+                            c,
+                            k2,
+                            mid1,
+                        });
+                        stitched::<L, C, D, N, KARATSUBA, true>(
+                            ks, held, &mut y, &mut ctr, cached, s, i, o,
+                        );
+                    } else {
+                        run_key = None;
                         stitched::<L, C, D, N, KARATSUBA, false>(
                             ks, held, &mut y, &mut ctr, None, s, i, o,
                         );
-                        off += it;
                     }
+                    off += it;
                 }
             }
             // The output of the first CTR-only iterations is still to be hashed: the last
