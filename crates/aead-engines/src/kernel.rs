@@ -120,8 +120,8 @@ pub(crate) enum Hashing {
 /// `aesmc(aese(e[c], d ^ k_1))`. A register then takes a four-byte load in place of its
 /// counter addition and first round. The index is the counter's last byte, used only when the
 /// counter is public ([`Counter::cached_run`]); the entries are secret, and wiped on drop with
-/// the feature `siv-wipe` (which `zeroize` implies). Built per message (64 rounds), on the
-/// stack.
+/// the feature `siv-wipe` (which `zeroize` implies). Built per message (up to 64 rounds, the
+/// entries the message uses), on the stack.
 pub(crate) struct Round1 {
     e: [u32; 256],
 }
@@ -129,28 +129,19 @@ pub(crate) struct Round1 {
 #[cfg(feature = "siv-wipe")]
 impl Drop for Round1 {
     fn drop(&mut self) {
-        let bytes: &mut [u8] = bytemuck_u32(&mut self.e);
-        crate::wipe::wipe(bytes);
+        // SAFETY: the table's own bytes, writable through `&mut self`; nothing reads them
+        // after the drop.
+        unsafe { crate::wipe::clear(self.e.as_mut_ptr().cast(), size_of_val(&self.e)) };
     }
-}
-
-/// The bytes of `w`.
-#[cfg(feature = "siv-wipe")]
-fn bytemuck_u32(w: &mut [u32; 256]) -> &mut [u8] {
-    let p = w.as_mut_ptr().cast::<u8>();
-    // SAFETY: the 1024 bytes of `w`, exclusively borrowed for the result's lifetime; every bit
-    // pattern is a valid `u8`, and a `u8` has no alignment.
-    unsafe { core::slice::from_raw_parts_mut(p, 4 * w.len()) }
 }
 
 impl Round1 {
     /// Writes the entries of the key whose first round key is `k0` (a [`AesLanes::KEY_FIRST`]
     /// register of one block) for the `blocks` counter blocks from last byte `from` on (all
     /// 256 from 253 blocks; the others stay as they were and are not read): four entries a
-    /// round. The
-    /// four counter bytes `4i..4i + 4` sit in the last row of a zero block, in the columns
-    /// that ShiftRows moves to columns 0..3, and the round key is `k0`'s last byte in that
-    /// row: the round's column `j` is then MixColumns of `(S(0), S(0), S(0), S(c ^ k0[15]))`,
+    /// round. The four counter bytes `4i..4i + 4` sit in the last row of a zero block, in the
+    /// columns that ShiftRows moves to columns 0..3, and the round key is `k0`'s last byte in
+    /// that row: the round's column `j` is then MixColumns of `(S(0), S(0), S(0), S(c ^ k0[15]))`,
     /// `c = 4i + j`, which is what the counter block's last byte adds to its first round's
     /// column 0 (up to a constant: its other three rows come from the nonce there).
     ///

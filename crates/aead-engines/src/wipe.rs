@@ -75,7 +75,7 @@ impl<T> Drop for Wiped<T> {
 /// bytes, padding and uninitialised ones too; no alignment is needed).
 #[cfg(feature = "siv-wipe")]
 #[inline]
-unsafe fn clear(p: *mut u8, len: usize) {
+pub(crate) unsafe fn clear(p: *mut u8, len: usize) {
     let mut at = 0;
     while at + 16 <= len {
         // SAFETY: `p + at .. p + at + 16` lies within the caller's `len` writable bytes
