@@ -14,7 +14,7 @@ use crate::kernel::{
 };
 use crate::lanes::AesLanes;
 use crate::tables::RoundKeys;
-use clmul_core::wide::{EMPTY, KeptPowers, PowerTable};
+use clmul_core::wide::{EMPTY, KeptPowers};
 use inout::InOutBuf;
 
 /// A fused kernel family, or the generic two-pass path.
@@ -616,13 +616,14 @@ pub(crate) fn encrypt_blocks<I: Isa>(isa: I, rk: &RoundKeys, blocks: &mut [[u8; 
 }
 
 /// AES-GCM-SIV's CTR ([`kernel::Le32`]) over `buffer` from the counter block `ctr0`, and, as
-/// `hashing` says, POLYVAL ([`kernel::PolyvalDomain`]) under `tbl`'s key of `aad`, the output and
-/// the length block in the same pass; returns that hash (meaningless with [`Hashing::Off`]).
+/// `hashing` says, POLYVAL ([`kernel::PolyvalDomain`]) with `powers` (the message's key, or
+/// [`EMPTY`](clmul_core::wide::EMPTY) with [`Hashing::Off`]) of `aad`, the output and the
+/// length block in the same pass; returns that hash (meaningless with [`Hashing::Off`]).
 #[inline]
 pub(crate) fn siv_crypt<I: Isa>(
     isa: I,
     rk: &RoundKeys,
-    tbl: &PowerTable,
+    powers: Powers<'_>,
     ctr0: &[u8; 16],
     aad: &[u8],
     buffer: InOutBuf<'_, '_, u8>,
@@ -631,7 +632,7 @@ pub(crate) fn siv_crypt<I: Isa>(
     let len = buffer.len();
     let (inp, out) = buffer.into_raw();
     let job = Crypt::<kernel::Le32, kernel::PolyvalDomain> {
-        msg: Message::new(rk, Powers::of_table(tbl), aad, (inp, out, len), hashing),
+        msg: Message::new(rk, powers, aad, (inp, out, len), hashing),
         ctr0,
         lengths: &crate::siv_length_block(aad.len(), len),
         flavour: core::marker::PhantomData,
@@ -640,12 +641,13 @@ pub(crate) fn siv_crypt<I: Isa>(
     unsafe { isa.run(job) }
 }
 
-/// POLYVAL under `tbl`'s key of `aad`, `data` (each zero-padded) and AES-GCM-SIV's length
-/// block, on the engine's wide loop.
+/// POLYVAL with `powers` (the message's key: the call computes the powers its loop
+/// multiplies by) of `aad`, `data` (each zero-padded) and AES-GCM-SIV's length block, on the
+/// engine's wide loop.
 #[inline]
-pub(crate) fn polyval<I: Isa>(isa: I, tbl: &PowerTable, aad: &[u8], data: &[u8]) -> [u8; 16] {
+pub(crate) fn polyval<I: Isa>(isa: I, powers: Powers<'_>, aad: &[u8], data: &[u8]) -> [u8; 16] {
     let job = Hash::<kernel::PolyvalDomain> {
-        powers: Powers::of_table(tbl),
+        powers,
         aad,
         data,
         lengths: &crate::siv_length_block(aad.len(), data.len()),
@@ -765,22 +767,6 @@ pub(crate) fn polyval_short<I: Isa>(isa: I, h: &[u8; 16], aad: &[u8], data: &[u8
     }
 }
 
-/// [`kernel::fill_table`]: the table of powers of a POLYVAL key. No obligation of its own.
-struct PolyvalTable<'a> {
-    h: &'a [u8; 16],
-    out: &'a mut PowerTable,
-}
-
-impl Job for PolyvalTable<'_> {
-    type Output = ();
-
-    #[inline(always)]
-    unsafe fn run<L: AesLanes, const N: usize, const KARATSUBA: bool>(self) {
-        // SAFETY: the features are the caller's obligation.
-        unsafe { kernel::fill_table::<L>(self.h, self.out) }
-    }
-}
-
 /// [`kernel::kept_powers`]: an AES-GCM key's H^1..H^KEPT. No obligation of its own.
 struct KeptJob<'a> {
     h: &'a [u8; 16],
@@ -803,12 +789,4 @@ impl Job for KeptJob<'_> {
 pub(crate) fn kept_powers<I: Isa>(isa: I, h: &[u8; 16], out: &mut KeptPowers) {
     // SAFETY: `KeptJob` has no obligation of its own; `isa` proves the features.
     unsafe { isa.run(KeptJob { h, out }) }
-}
-
-/// Fills `out` (all zero) with the powers of the POLYVAL key `h` (AES-GCM-SIV's per-message
-/// authentication key), with the engine's multiplies.
-#[inline]
-pub(crate) fn polyval_table<I: Isa>(isa: I, h: &[u8; 16], out: &mut PowerTable) {
-    // SAFETY: `PolyvalTable` has no obligation of its own; `isa` proves the features.
-    unsafe { isa.run(PolyvalTable { h, out }) }
 }

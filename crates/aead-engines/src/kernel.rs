@@ -84,7 +84,7 @@ use crate::lanes::{AesLanes, fence, xor3};
 use crate::tables::RoundKeys;
 pub(crate) use clmul_core::wide::{
     Acc, Domain, GhashDomain, Held, KEPT, KeptPowers, PolyvalDomain, PowerTable, Powers, Prod, TOP,
-    Table, Tail, data_y, field_data, fill_table, hash_bytes, kept_powers, products, swapped,
+    Table, Tail, data_y, field_data, hash_bytes, kept_powers, products, swapped,
 };
 
 mod aes;

@@ -242,7 +242,8 @@ fn check_crypt_lengths<I: Isa, C: CounterRef, D: DomainRef>(
         let h = rng.block();
         let rk = isa.expand(&key).unwrap();
         let tbl = D::table(&h);
-        let kept = kept(isa, &D::polyval_key(&h));
+        let pk = D::polyval_key(&h);
+        let kept = kept(isa, &pk);
         for &len in lens {
             let aad = rng.bytes([0, 1, 16, 17, 100, 600][len % 6]);
             let input = rng.bytes(len);
@@ -260,11 +261,13 @@ fn check_crypt_lengths<I: Isa, C: CounterRef, D: DomainRef>(
                 (Hashing::Output, Powers::of_table(&tbl)),
                 (Hashing::Input, Powers::of_kept(&kept)),
                 (Hashing::Output, Powers::of_kept(&kept)),
+                (Hashing::Input, Powers::of_key(&pk)),
+                (Hashing::Output, Powers::of_key(&pk)),
             ] {
-                let source = if powers.kept().is_some() {
-                    "kept powers"
-                } else {
-                    "whole table"
+                let source = match (powers.kept, powers.key) {
+                    (Some(_), _) => "kept powers",
+                    (_, Some(_)) => "the key",
+                    _ => "whole table",
                 };
                 for in_place in [true, false] {
                     let (mut out, inp) = buffers(&input, in_place);
@@ -353,10 +356,16 @@ fn hash_only<I: Isa>(isa: I) {
     fn one<I: Isa, D: DomainRef>(isa: I, rng: &mut Rng) {
         let h = rng.block();
         let tbl = D::table(&h);
-        let kept = kept(isa, &D::polyval_key(&h));
+        let pk = D::polyval_key(&h);
+        let kept = kept(isa, &pk);
         for len in lengths().into_iter().step_by(3) {
             let (aad, data, lengths) = (rng.bytes(len % 301), rng.bytes(len), rng.block());
-            for powers in [Powers::of_table(&tbl), Powers::of_kept(&kept)] {
+            let sources = [
+                Powers::of_table(&tbl),
+                Powers::of_kept(&kept),
+                Powers::of_key(&pk),
+            ];
+            for powers in sources {
                 let job = Hash::<D> {
                     powers,
                     aad: &aad,
@@ -369,10 +378,11 @@ fn hash_only<I: Isa>(isa: I) {
                 assert_eq!(
                     got,
                     D::hash(&h, &[&aad, &data, &lengths]),
-                    "{:?}: len {len}, aad {}, kept {}",
+                    "{:?}: len {len}, aad {}, kept {}, key {}",
                     isa.engine(),
                     aad.len(),
-                    powers.kept().is_some()
+                    powers.kept.is_some(),
+                    powers.key.is_some()
                 );
             }
         }
@@ -529,10 +539,10 @@ fn power_table_ends() {
     assert_eq!(t.after_h1(), [0; 3]);
 }
 
-/// A call's table built from the kept powers for `need` powers (with middles, or without for
-/// schoolbook multiplies; half-swapped, or not), copied out.
+/// A call's table built from `powers` (kept powers, or the key alone) for `need` powers (with
+/// middles, or without for schoolbook multiplies; half-swapped, or not), copied out.
 struct Expand<'a> {
-    kept: &'a KeptPowers,
+    powers: Powers<'a>,
     need: usize,
     middles: bool,
     swapped: bool,
@@ -543,23 +553,24 @@ impl Job for Expand<'_> {
 
     unsafe fn run<L: AesLanes, const N: usize, const KARATSUBA: bool>(self) -> PowerTable {
         let mut local = PowerTable::new();
-        let kept = Powers::of_kept(self.kept);
+        let p = self.powers;
         // SAFETY: the features are the caller's obligation.
         unsafe {
             if self.middles {
-                kept.table::<L, true>(self.need, self.swapped, &mut local)
+                p.table::<L, true>(self.need, self.swapped, &mut local)
                     .clone()
             } else {
-                kept.table::<L, false>(self.need, self.swapped, &mut local)
+                p.table::<L, false>(self.need, self.swapped, &mut local)
                     .clone()
             }
         }
     }
 }
 
-/// The engine's kept powers (key setup) and the table a call builds from them for every
-/// count of powers 1..=TOP: H^1..H^n with their Karatsuba middles, for at least the count
-/// asked, against `clmul_core`'s powers and H^33 by the portable multiply.
+/// The engine's kept powers (key setup), and the table a call builds from them or from the
+/// key alone (an AES-GCM-SIV message's) for every count of powers 1..=TOP: H^1..H^n with
+/// their Karatsuba middles, for at least the count asked, against `clmul_core`'s powers and
+/// H^33 by the portable multiply.
 fn kept_expansion<I: Isa>(isa: I) {
     let mut rng = Rng(0x6b65_0000_0000_0005);
     for _ in 0..4 {
@@ -570,11 +581,14 @@ fn kept_expansion<I: Isa>(isa: I) {
             assert_eq!(k.get(p), want.get(p), "{:?}: kept H^{p}", isa.engine());
         }
         let shapes = [(true, false), (false, false), (true, true)];
-        for (need, (middles, swapped)) in (1..=TOP).flat_map(|n| shapes.map(|s| (n, s))) {
+        let sources = [Powers::of_kept(&k), Powers::of_key(&h)];
+        let cases = (1..=TOP).flat_map(|n| shapes.map(|s| (n, s)));
+        for (powers, (need, (middles, swapped))) in cases.flat_map(|c| sources.map(|p| (p, c))) {
+            let from = if powers.kept.is_some() { "kept" } else { "key" };
             // SAFETY: `Expand` has no obligation of its own.
             let t = unsafe {
                 isa.run(Expand {
-                    kept: &k,
+                    powers,
                     need,
                     middles,
                     swapped,
@@ -583,7 +597,7 @@ fn kept_expansion<I: Isa>(isa: I) {
             assert_eq!(t.is_swapped(), swapped);
             assert!(
                 t.holds() >= need,
-                "{:?}: {} < {need}",
+                "{:?} from {from}: {} < {need}",
                 isa.engine(),
                 t.holds()
             );
@@ -594,15 +608,15 @@ fn kept_expansion<I: Isa>(isa: I) {
                 } else {
                     want.get(p)
                 };
-                assert_eq!(t.get(p), w, "{:?}: need {need}, H^{p}", isa.engine());
+                let e = isa.engine();
+                assert_eq!(t.get(p), w, "{e:?} from {from}: need {need}, H^{p}");
                 if !middles {
                     continue;
                 }
                 assert_eq!(
                     t.get_middle(p),
                     want.get_middle(p),
-                    "{:?}: need {need}, middle of H^{p}",
-                    isa.engine()
+                    "{e:?} from {from}: need {need}, middle of H^{p}"
                 );
             }
             // The zeros past H^1 that a register load of powers reads.

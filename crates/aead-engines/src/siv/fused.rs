@@ -5,9 +5,10 @@
 //! - **Key derivation**: the four to six derivation blocks in one AES-ECB call, then our AES key
 //!   expansion of the derived key (a schedule per message, as the construction needs).
 //! - **POLYVAL**: for a message (AAD and text) of [`WIDE_FROM`] bytes or more, the engine's
-//!   wide loop with a table of H^1..H^33 computed for the message with the engine's own
-//!   multiplies (`kernel::fill_table`); below that, `clmul_core`'s keyed state, which computes
-//!   only H^2..H^4 at setup (what a short message uses).
+//!   wide loop with the powers of H its loop multiplies by (H^1..H^8 on AES-NI, ..H^16 on
+//!   VAES-256, ..H^32 on VAES-512), computed in the call with the engine's own multiplies
+//!   (`Powers::of_key`); below that, `clmul_core`'s keyed state, which computes only
+//!   H^2..H^4 at setup (what a short message uses).
 //! - **Encryption**: POLYVAL of the plaintext, the tag, then CTR on the engine (two passes:
 //!   the tag, hence the counter, depends on the whole plaintext).
 //! - **Decryption in place**: CTR and POLYVAL of its output in one stitched pass (from
@@ -22,13 +23,14 @@ use crate::kernel::Hashing;
 use crate::tables::RoundKeys;
 use crate::{TagMismatch, siv::NONCE_LEN};
 use clmul_core::Polyval;
-use clmul_core::wide::{EMPTY, PowerTable};
+use clmul_core::wide::{EMPTY, Powers};
 use inout::InOutBuf;
 
 /// From this many bytes of associated data and text, an encryption's POLYVAL runs on the
-/// engine's wide loop with a table of powers made for the message (`kernel::fill_table`, about
-/// 60 ns); below, on `clmul_core`'s keyed state, which computes only the powers it uses.
-/// (Measured on AMD Zen 4: the keyed state ahead at 512 and 768 bytes, the table at 1420.)
+/// engine's wide loop with the powers of H made for the message (in the call, as many as the
+/// loop multiplies by); below, on `clmul_core`'s keyed state, which computes only the powers
+/// it uses. (Measured on AMD Zen 4 with a whole table of H^1..H^33 per message: the keyed
+/// state ahead at 512 and 768 bytes, the table at 1420.)
 pub const WIDE_FROM: usize = 1024;
 
 /// Up to this many bytes of associated data and text, POLYVAL runs block by block on the
@@ -234,13 +236,6 @@ impl Drop for Message {
 }
 
 impl Message {
-    /// Fills `tbl` (all zero) with the powers of the authentication key, for the engine's wide
-    /// loop.
-    #[inline]
-    fn fill_table(&self, tbl: &mut PowerTable) {
-        dispatch!(self.token, t => engine::polyval_table(t, &self.mac, tbl));
-    }
-
     /// The engine for CTR over `len` bytes: the wide one, or for short data the narrowest
     /// (its setup, broadcasting the round keys, costs less).
     #[inline]
@@ -272,7 +267,8 @@ impl SivMessage for Message {
     fn ctr(&self, counter_block: &[u8; 16], buffer: InOutBuf<'_, '_, u8>) {
         let (rk, off) = (&self.keys, Hashing::Off);
         let token = self.for_len(buffer.len());
-        dispatch!(token, t => engine::siv_crypt(t, rk, &EMPTY, counter_block, &[], buffer, off));
+        let none = Powers::of_table(&EMPTY);
+        dispatch!(token, t => engine::siv_crypt(t, rk, none, counter_block, &[], buffer, off));
     }
 
     #[inline]
@@ -294,9 +290,8 @@ impl SivMessage for Message {
         if aad.len() + msg.len() < WIDE_FROM {
             return polyval_hash(self, aad, msg);
         }
-        let mut tbl = PowerTable::new();
-        self.fill_table(&mut tbl);
-        dispatch!(self.token, t => engine::polyval(t, &tbl, aad, msg))
+        let key = Powers::of_key(&self.mac);
+        dispatch!(self.token, t => engine::polyval(t, key, aad, msg))
     }
 
     #[inline]
@@ -309,10 +304,8 @@ impl SivMessage for Message {
         if aad.len() + buffer.len() < STITCH_FROM {
             return ctr_then_hash(self, counter_block, aad, buffer);
         }
-        let mut tbl = PowerTable::new();
-        self.fill_table(&mut tbl);
-        let (rk, out) = (&self.keys, Hashing::Output);
-        dispatch!(self.token, t => engine::siv_crypt(t, rk, &tbl, counter_block, aad, buffer, out))
+        let (rk, key, out) = (&self.keys, Powers::of_key(&self.mac), Hashing::Output);
+        dispatch!(self.token, t => engine::siv_crypt(t, rk, key, counter_block, aad, buffer, out))
     }
 }
 
@@ -439,44 +432,6 @@ mod tests {
                     p.update_padded(msg);
                     p.update(&[super::super::length_block(aad.len(), msg.len())]);
                     assert_eq!(got, p.finalize(), "{engine:?}: aad {a}, text {}", total - a);
-                }
-            }
-        }
-    }
-
-    /// The kernel's fill of a message's table (every engine, its own register width) against
-    /// `clmul_core`'s powers: hunts a power stored in the wrong slot, a clobbered neighbour, a
-    /// wrong middle, and H^33.
-    #[test]
-    fn message_table_on_every_engine() {
-        let mut seed = 0x2545_f491_4f6c_dd1d_u64;
-        for engine in Engine::ALL
-            .iter()
-            .copied()
-            .filter(|&e| e != Engine::Generic)
-        {
-            let Some(token) = Token::detect(engine) else {
-                std::eprintln!("note: {engine:?} not available, skipped");
-                continue;
-            };
-            for round in 0..64 {
-                let h: [u8; 16] = core::array::from_fn(|_| {
-                    seed ^= seed << 13;
-                    seed ^= seed >> 7;
-                    seed ^= seed << 17;
-                    if round == 0 { 0xff } else { seed as u8 }
-                });
-                let mut got = PowerTable::new();
-                dispatch!(token, t => engine::polyval_table(t, &h, &mut got));
-                let want = PowerTable::polyval(&h);
-                assert_eq!(got.holds(), clmul_core::wide::TOP);
-                for k in 1..=clmul_core::wide::TOP {
-                    assert_eq!(got.get(k), want.get(k), "{engine:?}: H^{k}");
-                    assert_eq!(
-                        got.get_middle(k),
-                        want.get_middle(k),
-                        "{engine:?}: middle of H^{k}"
-                    );
                 }
             }
         }

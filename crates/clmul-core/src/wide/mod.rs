@@ -13,7 +13,7 @@
 //! - `table`: the powers of H the hash reads ([`PowerTable`], an AES-GCM key's
 //!   [`KeptPowers`]).
 //! - `powers`: how a table is filled, in registers, from H or from kept powers ([`grow`],
-//!   [`fill_table`], [`expand_kept`], [`Powers`]).
+//!   [`fill_upto`], [`expand_kept`], [`Powers`]).
 //!
 //! Two kinds of caller instantiate it inside their own `#[target_feature]` functions: this crate's
 //! `Pclmul`, `Avx2`, `Avx512`, `Pmull` and `PmullEor3` backends (the standalone POLYVAL/GHASH,

@@ -78,16 +78,18 @@ pub unsafe fn spread<L: Lanes>(v: L) -> L {
     unsafe { L::broadcast(&L::lane0(v)) }
 }
 
-/// Where a call's powers of H come from: a whole table (H^1..H^TOP, made for an AES-GCM-SIV
-/// message, or a table of nothing for a call that hashes nothing), or an AES-GCM key's
-/// H^1..H^KEPT, from which the call builds its own table of the powers it needs
-/// ([`expand_kept`]). Two optional references rather than an enum: the disassembly check of
+/// Where a call's powers of H come from: a whole table (H^1..H^TOP, or a table of nothing for
+/// a call that hashes nothing), an AES-GCM key's H^1..H^KEPT, from which the call builds its
+/// own table of the powers it needs ([`expand_kept`]), or the key H alone (an AES-GCM-SIV
+/// message's authentication key), from which the call computes the powers it needs
+/// ([`fill_upto`]). Optional references rather than an enum: the disassembly check of
 /// `cargo xtask ct` tells public values from data by their load width, and LLVM narrows an
 /// enum's discriminant load to four bytes; a reference is tested as a whole word.
 #[derive(Clone, Copy)]
 pub struct Powers<'a> {
     pub table: Option<&'a PowerTable>,
     pub kept: Option<&'a KeptPowers>,
+    pub key: Option<&'a [u8; 16]>,
 }
 
 impl<'a> Powers<'a> {
@@ -97,6 +99,7 @@ impl<'a> Powers<'a> {
         Powers {
             table: Some(t),
             kept: None,
+            key: None,
         }
     }
 
@@ -106,6 +109,18 @@ impl<'a> Powers<'a> {
         Powers {
             table: None,
             kept: Some(k),
+            key: None,
+        }
+    }
+
+    /// The POLYVAL key H (POLYVAL's domain, as [`fill_upto`] takes it) alone: each call
+    /// computes the powers it multiplies by, and no more.
+    #[inline(always)]
+    pub fn of_key(h: &'a [u8; 16]) -> Self {
+        Powers {
+            table: None,
+            kept: None,
+            key: Some(h),
         }
     }
 
@@ -116,9 +131,9 @@ impl<'a> Powers<'a> {
     }
 
     /// The table of a call that multiplies by H^1..H^need: the given one, or `local` (a new
-    /// table, which costs nothing until written) filled from the kept powers, and wiped when
-    /// it is dropped with the feature `table-wipe` (which `zeroize` and `aead-engines`' `siv-wipe`
-    /// enable). Panics if a given table holds fewer powers
+    /// table, which costs nothing until written) filled from the kept powers or from the key,
+    /// and wiped when it is dropped with the feature `table-wipe` (which `zeroize` and
+    /// `aead-engines`' `siv-wipe` enable). Panics if a given table holds fewer powers
     /// (never: whole tables hold `TOP`, and only calls that hash nothing get [`EMPTY`]).
     ///
     /// # Safety
@@ -133,18 +148,26 @@ impl<'a> Powers<'a> {
     where
         'a: 'b,
     {
-        let tbl = match (self.table, self.kept) {
+        let tbl = match (self.table, self.kept.filter(|_| need > 0), self.key) {
             // A given table in the other form: a copy, swapped (no caller of the engines
             // gives an AES-GCM call a table; `aead-engines`' kernel tests do).
-            (Some(t), _) if swapped && need > 0 && !t.is_swapped() => {
+            (Some(t), _, _) if swapped && need > 0 && !t.is_swapped() => {
                 local.clone_from(t);
                 local.swap_powers();
                 local
             }
-            (Some(t), _) => t,
-            (None, Some(k)) if need > 0 => {
+            (Some(t), _, _) => t,
+            (None, Some(k), _) => {
                 // SAFETY: forwarded from the caller.
                 unsafe { expand_kept::<L, KARATSUBA>(k, need, local) };
+                if swapped {
+                    local.swap_powers();
+                }
+                local
+            }
+            (None, None, Some(h)) if need > 0 => {
+                // SAFETY: forwarded from the caller.
+                unsafe { fill_upto::<L, KARATSUBA>(h, need, local) };
                 if swapped {
                     local.swap_powers();
                 }
@@ -308,15 +331,22 @@ pub unsafe fn grow<L: Lanes, const MIDDLES: bool>(
     }
 }
 
-/// Fills `tbl` (a new table) with the powers H^1..H^TOP of the POLYVAL key `h` and their
-/// Karatsuba middles, with the register type's carry-less multiplies: an AES-GCM-SIV message's
-/// table. Depth six multiplies (H^2; H^3, H^4; then doubling by H^4, H^8, H^16; H^33 = H^32
-/// H).
+/// Fills `tbl` (a new table) with the powers H^1..H^n of the POLYVAL key `h`, for `n` at
+/// least `need` (`need <= TOP`; whole registers, and at least H^1..H^4), and with `MIDDLES`
+/// their Karatsuba middles, with the register type's carry-less multiplies: an AES-GCM-SIV
+/// message's table, as deep as its call multiplies (eight powers on one block a register,
+/// sixteen on two, 32 or 33 on four). Depth six multiplies for the whole table (H^2; H^3,
+/// H^4; then doubling by H^4, H^8, H^16; H^33 = H^32 H), 3 multiplies for four powers, 7 for
+/// eight.
 ///
 /// # Safety
 /// As the [`Lanes`] methods.
 #[inline(always)]
-pub unsafe fn fill_table<L: Lanes>(h: &[u8; 16], tbl: &mut PowerTable) {
+pub unsafe fn fill_upto<L: Lanes, const MIDDLES: bool>(
+    h: &[u8; 16],
+    need: usize,
+    tbl: &mut PowerTable,
+) {
     tbl.zero_pad();
     // SAFETY: the caller's features; the registers of H^1..H^4 are stored (and passed on)
     // before `grow`, and the pad zeroed.
@@ -325,9 +355,9 @@ pub unsafe fn fill_table<L: Lanes>(h: &[u8; 16], tbl: &mut PowerTable) {
         let mut regs = [L::zero(); 16];
         for g in 0..4 / L::BLOCKS {
             regs[g] = first[g];
-            store_powers::<L, true>(tbl, g, first[g]);
+            store_powers::<L, MIDDLES>(tbl, g, first[g]);
         }
-        grow::<L, true>(tbl, regs, 4, h, TOP);
+        grow::<L, MIDDLES>(tbl, regs, 4, h, need);
     }
 }
 

@@ -173,7 +173,7 @@ impl PowerTable {
     }
 
     /// The table for POLYVAL's key `h`, every power by the portable multiply (the tests'
-    /// reference for the wide fill, [`fill_table`](super::fill_table)).
+    /// reference for the wide fill, [`fill_upto`](super::fill_upto)).
     pub fn polyval(h: &[u8; 16]) -> Self {
         Self::from_h(u128::from_le_bytes(*h))
     }
