@@ -123,7 +123,7 @@ pub(crate) unsafe trait Isa: Copy {
     /// Below this many bytes of text (and with a short enough AAD, `kernel::groups_aad`),
     /// AES-GCM on a key's kept powers runs in groups of eight blocks (`kernel::crypt_grouped`),
     /// a job of its own: `kernel::grouped_below` of the engine's blocks per register on the
-    /// engines that take [`Self::GCM_HALF_BELOW`], none elsewhere.
+    /// x86 engines, none elsewhere.
     const GCM_GROUPED_BELOW: usize = 0;
 
     /// The token, if this CPU runs the engine.

@@ -149,11 +149,7 @@ unsafe impl<W: Width> Isa for X86<W> {
         _ => 0,
     };
 
-    const GCM_GROUPED_BELOW: usize = if Self::GCM_HALF_BELOW > 0 {
-        crate::kernel::grouped_below(W::BLOCKS)
-    } else {
-        0
-    };
+    const GCM_GROUPED_BELOW: usize = crate::kernel::grouped_below(W::BLOCKS);
 
     fn engine(self) -> Engine {
         W::engine(self.karatsuba)
