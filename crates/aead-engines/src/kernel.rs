@@ -201,6 +201,16 @@ struct Cached<'a, L> {
     mid1: L,
 }
 
+/// Whether a stitched iteration sums its products in pairs (held one step, then added with
+/// three-way XORs): where the pair's middles are multiplied together
+/// ([`Lanes::PAIRED_MIDDLES`](clmul_core::wide::Lanes::PAIRED_MIDDLES): ARMv8) or a register
+/// holds several blocks. Not on the AES-NI engine, whose XORs are two-way (a pair saves none)
+/// and whose sixteen registers a held product would overflow.
+#[inline(always)]
+const fn pairs<L: AesLanes>() -> bool {
+    L::PAIRED_MIDDLES || L::BLOCKS > 1
+}
+
 /// The data a stitched iteration hashes.
 struct Ghashed<'a, L> {
     src: *const u8,
@@ -237,7 +247,7 @@ impl<L: AesLanes> Ghashed<'_, L> {
                 let i = self.base + L::BLOCKS * j;
                 let p = products::<L, Held<'_>, KARATSUBA>(v, self.tbl, i, swapped::<L, D>());
                 match pend.take() {
-                    None if s + 1 < N => *pend = Some(p),
+                    None if s + 1 < N && pairs::<L>() => *pend = Some(p),
                     None => acc.add::<KARATSUBA>(&p),
                     Some(q) if s == 1 => *acc = Acc::pair::<KARATSUBA>(&q, &p),
                     Some(q) => acc.add_pair::<KARATSUBA>(&q, &p),
