@@ -365,11 +365,12 @@ const GHASH_AVX512: Group = Group {
     kind: Kind::Simd,
     symbols: &["::x86::avx512::"],
 };
-/// The x86 engines' key schedule (general-purpose code around `aeskeygenassist`), and
-/// AES-GCM-SIV's message keys (derivation and schedule in registers) where it is not inlined.
+/// The x86 engines' key schedule (general-purpose code around `aeskeygenassist`), with
+/// AES-GCM's `E_K(0)` in the same call (`expand_e0`), and AES-GCM-SIV's message keys
+/// (derivation and schedule in registers) where it is not inlined.
 const AES_SCHEDULE: Group = Group {
     kind: Kind::Gpr,
-    symbols: &["::aesni::expand_into"],
+    symbols: &["::aesni::expand_into", "::aesni::expand_e0"],
 };
 /// AES-GCM-SIV's per-message key derivation and schedule on x86 (`aesni::siv_message_keys`),
 /// and the one-call encryption of a short message (`x86::siv_short`).

@@ -146,6 +146,17 @@ pub(crate) unsafe trait Isa: Copy {
         }
     }
 
+    /// [`Isa::expand_into`], then `E_K(0^128)` (AES-GCM's hash key block) under the new
+    /// schedule; `None`, `out` unchanged, for a key length that is not AES's. An engine may
+    /// run the block's rounds as the schedule makes their keys (x86).
+    #[inline]
+    fn expand_e0(self, aes_key: &[u8], out: &mut RoundKeys) -> Option<[u8; 16]> {
+        if !self.expand_into(aes_key, out) {
+            return None;
+        }
+        Some(encrypt_block(self, out, &[0; 16]))
+    }
+
     /// AES-GCM-SIV's message keys under the key-generating key `kgk` for `nonce`, in one call
     /// that keeps them in registers (the authentication key to `mac`, the encryption key's
     /// schedule to `out`); `false`, nothing written, where the engine has no such path (the

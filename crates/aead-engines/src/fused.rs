@@ -311,17 +311,16 @@ impl Fused {
         self.init(aes_key, check).then_some(self)
     }
 
-    /// Our key schedule of `aes_key`, `e0 = E_K(0)` with it (compared with `check`, in
-    /// constant time, when given) and the kept powers of GCM's hash key from `e0`; `false` for a key
-    /// length that is not AES's or a failed check.
+    /// Our key schedule of `aes_key` and `e0 = E_K(0)` with it (one call, `Isa::expand_e0`;
+    /// compared with `check`, in constant time, when given), and the kept powers of GCM's hash
+    /// key from `e0`; `false` for a key length that is not AES's or a failed check.
     #[inline]
     pub(crate) fn init(&mut self, aes_key: &[u8], check: Option<&[u8; 16]>) -> bool {
         let small = self.token.narrowest();
         let keys = &mut self.keys;
-        if !dispatch!(small, t => t.expand_into(aes_key, keys)) {
+        let Some(mut e0) = dispatch!(small, t => t.expand_e0(aes_key, keys)) else {
             return false;
-        }
-        let mut e0 = dispatch!(small, t => engine::encrypt_block(t, &self.keys, &[0; 16]));
+        };
         let agrees = check.is_none_or(|h| crate::ct_verdict(&e0, h));
         if agrees {
             let h = HashKey::from_block(&e0);

@@ -527,6 +527,59 @@ fn ecb_on_every_engine() {
     on_every_engine!(ecb);
 }
 
+/// Key setup's schedule and `E_K(0)` in one call (`Isa::expand_e0`) against the schedule
+/// alone (`Isa::expand`) and the `aes` crate's encryption of the zero block, for every key
+/// size; other lengths get `None` and leave the output as it was.
+fn expand_e0<I: Isa>(isa: I) {
+    let mut rng = Rng(0x6530_0000_0000_0007);
+    for len in [16, 24, 32] {
+        for _ in 0..32 {
+            let key = rng.bytes(len);
+            let mut out = crate::tables::RoundKeys::zero();
+            let e0 = isa.expand_e0(&key, &mut out);
+            let want = isa.expand(&key).unwrap();
+            assert_eq!(
+                out.rounds(),
+                want.rounds(),
+                "{:?}: {len}-byte key",
+                isa.engine()
+            );
+            for r in 0..=want.rounds() {
+                assert_eq!(
+                    out.key(r),
+                    want.key(r),
+                    "{:?}: {len}-byte key, round key {r}",
+                    isa.engine()
+                );
+            }
+            assert_eq!(
+                e0,
+                Some(aes_ref(&key, &[0; 16])),
+                "{:?}: {len}-byte key",
+                isa.engine()
+            );
+        }
+    }
+    for len in [0, 8, 15, 17, 23, 31, 33, 48] {
+        let mut out = crate::tables::RoundKeys::zero();
+        assert_eq!(
+            isa.expand_e0(&rng.bytes(len), &mut out),
+            None,
+            "{len}-byte key"
+        );
+        assert_eq!(out.rounds(), 10);
+        assert!(
+            (0..15).all(|r| out.key(r) == &[0; 16]),
+            "{len}-byte key: output written"
+        );
+    }
+}
+
+#[test]
+fn expand_e0_on_every_engine() {
+    on_every_engine!(expand_e0);
+}
+
 /// H^33 (past `clmul_core`'s 32) and the zeros after H^1, which a register load of powers
 /// reads past the last one.
 #[test]

@@ -129,17 +129,17 @@ clmul_core::target_tier! {
     /// rounds.
     #[inline]
     fn schedule128(k: __m128i, rk: &mut [[u8; 16]; 15]) -> usize {
-        schedule128_with(k, rk, || {})
+        schedule128_with(k, rk, |_| {})
     }
 
-    /// [`schedule128`], calling `between` after each round key: another computation's steps
-    /// interleaved with the schedule's chain (AES-GCM-SIV's POLYVAL of a short message, in
-    /// `x86::siv_short`).
+    /// [`schedule128`], calling `between` with each round key after the first as it is made:
+    /// another computation's steps interleaved with the schedule's chain (AES-GCM-SIV's
+    /// POLYVAL of a short message, in `x86::siv_short`; `E_K(0)`'s rounds, [`expand_e0`]).
     #[inline]
     pub(crate) fn schedule128_with(
         k: __m128i,
         rk: &mut [[u8; 16]; 15],
-        mut between: impl FnMut(),
+        mut between: impl FnMut(__m128i),
     ) -> usize {
         let mut k = k;
         store(&mut rk[0], k);
@@ -147,7 +147,7 @@ clmul_core::target_tier! {
             ($($rcon:literal => $i:literal),*) => {$(
                 k = next_key::<$rcon, 0xff>(k, k);
                 store(&mut rk[$i], k);
-                between();
+                between(k);
             )*};
         }
         round!(0x01 => 1, 0x02 => 2, 0x04 => 3, 0x08 => 4, 0x10 => 5, 0x20 => 6, 0x40 => 7,
@@ -159,17 +159,18 @@ clmul_core::target_tier! {
     /// rounds.
     #[inline]
     fn schedule256(a: __m128i, b: __m128i, rk: &mut [[u8; 16]; 15]) -> usize {
-        schedule256_with(a, b, rk, || {})
+        schedule256_with(a, b, rk, |_, _| {})
     }
 
-    /// [`schedule256`], calling `between` after each pair of round keys (see
-    /// [`schedule128_with`]).
+    /// [`schedule256`], calling `between` with each pair of round keys after the first two
+    /// (`rk[2i]`, `rk[2i + 1]`, for `i` 1 to 6) as it is made (see [`schedule128_with`]); the
+    /// last key, `rk[14]`, is made after them.
     #[inline]
     pub(crate) fn schedule256_with(
         a: __m128i,
         b: __m128i,
         rk: &mut [[u8; 16]; 15],
-        mut between: impl FnMut(),
+        mut between: impl FnMut(__m128i, __m128i),
     ) -> usize {
         let (mut a, mut b) = (a, b);
         store(&mut rk[0], a);
@@ -182,12 +183,73 @@ clmul_core::target_tier! {
                 store(&mut rk[$i], a);
                 b = next_key::<0x00, 0xaa>(b, a);
                 store(&mut rk[$i + 1], b);
-                between();
+                between(a, b);
             )*};
         }
         round!(0x01 => 2, 0x02 => 4, 0x04 => 6, 0x08 => 8, 0x10 => 10, 0x20 => 12);
         store(&mut rk[14], next_key::<0x40, 0xff>(a, b));
         14
+    }
+
+    /// `E_K(0^128)` under the `R`-round schedule `rk`.
+    #[inline]
+    fn encrypt_zero<const R: usize>(rk: &RoundKeys) -> __m128i {
+        let mut x = load(rk.key(0));
+        for r in 1..R {
+            x = _mm_aesenc_si128(x, load(rk.key(r)));
+        }
+        _mm_aesenclast_si128(x, load(rk.key(R)))
+    }
+
+    /// [`expand_into`] and `E_K(0^128)` (GCM's hash key block) in one call: for AES-128 and
+    /// AES-256 keys the block's rounds run as the schedule makes their keys, each round one
+    /// `aesenc` behind its key instead of the ten or fourteen of a block encrypted after the
+    /// schedule (key setup's latency chain: schedule, `E_K(0)`, the powers of H). `None`,
+    /// `out` unchanged, for a key length that is not AES's; AES-192 (and the MemorySanitizer
+    /// check's build) expand first, then encrypt.
+    pub(crate) fn expand_e0(key: &[u8], out: &mut RoundKeys) -> Option<[u8; 16]> {
+        if key.len() == 24 || cfg!(ct_taint) || (key.len() != 16 && key.len() != 32) {
+            if !expand_into(key, out) {
+                return None;
+            }
+            // The round count from the key's (public) length, each count's rounds unrolled:
+            // no branch on the schedule's stored count.
+            let x = match key.len() {
+                16 => encrypt_zero::<10>(out),
+                24 => encrypt_zero::<12>(out),
+                _ => encrypt_zero::<14>(out),
+            };
+            let mut e0 = [0u8; 16];
+            store(&mut e0, x);
+            return Some(e0);
+        }
+        // The zero block XOR the first round key is that key; then a round with each key as
+        // it is made, the last one's `aesenclast`.
+        let mut x = load(key);
+        let filled = out.fill(|rk| {
+            if key.len() == 16 {
+                let mut n = 0;
+                schedule128_with(x, rk, |k| {
+                    n += 1;
+                    x = if n < 10 { _mm_aesenc_si128(x, k) } else { _mm_aesenclast_si128(x, k) };
+                })
+            } else {
+                let (a, b) = (load(&key[..16]), load(&key[16..]));
+                x = _mm_aesenc_si128(x, b);
+                schedule256_with(a, b, rk, |a, b| {
+                    x = _mm_aesenc_si128(_mm_aesenc_si128(x, a), b);
+                })
+            }
+        });
+        if !filled {
+            return None;
+        }
+        if key.len() == 32 {
+            x = _mm_aesenclast_si128(x, load(out.key(14)));
+        }
+        let mut e0 = [0u8; 16];
+        store(&mut e0, x);
+        Some(e0)
     }
 
     /// AES-GCM-SIV's message keys (RFC 8452, section 4) under the key-generating key whose

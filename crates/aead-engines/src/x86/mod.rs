@@ -174,6 +174,11 @@ unsafe impl<W: Width> Isa for X86<W> {
         unsafe { aesni::expand_into(aes_key, out) }
     }
 
+    fn expand_e0(self, aes_key: &[u8], out: &mut RoundKeys) -> Option<[u8; 16]> {
+        // SAFETY: as `expand`.
+        unsafe { aesni::expand_e0(aes_key, out) }
+    }
+
     fn siv_message_keys(
         self,
         kgk: &RoundKeys,

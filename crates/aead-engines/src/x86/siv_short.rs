@@ -98,9 +98,9 @@ clmul_core::target_tier! {
         };
         let filled = keys.fill(|rk| {
             if kgk.rounds() == 10 {
-                aesni::schedule128_with(k0, rk, &mut step)
+                aesni::schedule128_with(k0, rk, |_| step())
             } else {
-                aesni::schedule256_with(k0, k1, rk, &mut step)
+                aesni::schedule256_with(k0, k1, rk, |_, _| step())
             }
         });
         // Never taken: the key-generating key has 10 or 14 rounds (checked above), and so
