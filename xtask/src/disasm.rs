@@ -379,7 +379,7 @@ const SIV_MESSAGE_KEYS: Group = Group {
     symbols: &["::aesni::siv_message_keys", "::x86::siv_short::"],
 };
 /// The fused engines' modules: every job (AES-GCM, and AES-GCM-SIV's key derivation, CTR
-/// with the `Le32` counter, POLYVAL with `fill_table`, Horner's rule and the stitched pass)
+/// with the `Le32` counter, POLYVAL with `fill_upto`, Horner's rule and the stitched pass)
 /// is an instantiation of the module's one `#[target_feature]` `run`, with the kernels
 /// inlined into it.
 const AESNI: Group = Group {

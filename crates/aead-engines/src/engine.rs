@@ -628,7 +628,7 @@ pub(crate) fn encrypt_blocks<I: Isa>(isa: I, rk: &RoundKeys, blocks: &mut [[u8; 
 
 /// AES-GCM-SIV's CTR ([`kernel::Le32`]) over `buffer` from the counter block `ctr0`, and, as
 /// `hashing` says, POLYVAL ([`kernel::PolyvalDomain`]) with `powers` (the message's key, or
-/// [`EMPTY`](clmul_core::wide::EMPTY) with [`Hashing::Off`]) of `aad`, the output and the
+/// [`EMPTY`] with [`Hashing::Off`]) of `aad`, the output and the
 /// length block in the same pass; returns that hash (meaningless with [`Hashing::Off`]).
 #[inline]
 pub(crate) fn siv_crypt<I: Isa>(

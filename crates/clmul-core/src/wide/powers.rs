@@ -1,6 +1,6 @@
-//! The powers of H a call multiplies by: where they come from ([`Powers`]: a given table or
-//! an AES-GCM key's kept H^1..H^KEPT), how a call's table is filled from them in registers
-//! (`grow`, [`expand_kept`], [`fill_table`]) and a key's kept powers ([`kept_powers`]); and
+//! The powers of H a call multiplies by: where they come from ([`Powers`]: a given table, an
+//! AES-GCM key's kept H^1..H^KEPT, or the key alone), how a call's table is filled from them in registers
+//! (`grow`, [`expand_kept`], [`fill_upto`]) and a key's kept powers ([`kept_powers`]); and
 //! POLYVAL by Horner's rule for AES-GCM-SIV's short messages ([`polyval_horner`]).
 #![allow(unsafe_code)]
 
