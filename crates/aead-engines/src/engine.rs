@@ -151,10 +151,7 @@ pub(crate) unsafe trait Isa: Copy {
     /// run the block's rounds as the schedule makes their keys (x86).
     #[inline]
     fn expand_e0(self, aes_key: &[u8], out: &mut RoundKeys) -> Option<[u8; 16]> {
-        if !self.expand_into(aes_key, out) {
-            return None;
-        }
-        Some(encrypt_block(self, out, &[0; 16]))
+        expand_then_e0(self, aes_key, out)
     }
 
     /// AES-GCM-SIV's message keys under the key-generating key `kgk` for `nonce`, in one call
@@ -617,6 +614,20 @@ pub(crate) fn gcm_j0<I: Isa>(isa: I, kept: &KeptPowers, nonce: &[u8]) -> [u8; 16
     };
     // SAFETY: `Hash` has no obligation of its own; `isa` proves the features.
     unsafe { isa.run(job) }
+}
+
+/// [`Isa::expand_into`], then `E_K(0^128)` under the new schedule ([`Isa::expand_e0`] in two
+/// steps); `None`, `out` unchanged, for a key length that is not AES's.
+#[inline]
+pub(crate) fn expand_then_e0<I: Isa>(
+    isa: I,
+    aes_key: &[u8],
+    out: &mut RoundKeys,
+) -> Option<[u8; 16]> {
+    if !isa.expand_into(aes_key, out) {
+        return None;
+    }
+    Some(encrypt_block(isa, out, &[0; 16]))
 }
 
 /// AES-ECB of `blocks` in place (AES-GCM-SIV's key derivation and tag).

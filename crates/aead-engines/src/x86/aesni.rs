@@ -191,37 +191,16 @@ clmul_core::target_tier! {
         14
     }
 
-    /// `E_K(0^128)` under the `R`-round schedule `rk`.
-    #[inline]
-    fn encrypt_zero<const R: usize>(rk: &RoundKeys) -> __m128i {
-        let mut x = load(rk.key(0));
-        for r in 1..R {
-            x = _mm_aesenc_si128(x, load(rk.key(r)));
-        }
-        _mm_aesenclast_si128(x, load(rk.key(R)))
-    }
-
     /// [`expand_into`] and `E_K(0^128)` (GCM's hash key block) in one call: for AES-128 and
     /// AES-256 keys the block's rounds run as the schedule makes their keys, each round one
     /// `aesenc` behind its key instead of the ten or fourteen of a block encrypted after the
     /// schedule (key setup's latency chain: schedule, `E_K(0)`, the powers of H). `None`,
-    /// `out` unchanged, for a key length that is not AES's; AES-192 (and the MemorySanitizer
-    /// check's build) expand first, then encrypt.
+    /// `out` unchanged, for any other key (AES-192, or not AES's length) and in the
+    /// MemorySanitizer check's build (whose schedule is the word-by-word one, see
+    /// [`expand_into`]): the caller expands, then encrypts (`engine::expand_then_e0`).
     pub(crate) fn expand_e0(key: &[u8], out: &mut RoundKeys) -> Option<[u8; 16]> {
-        if key.len() == 24 || cfg!(ct_taint) || (key.len() != 16 && key.len() != 32) {
-            if !expand_into(key, out) {
-                return None;
-            }
-            // The round count from the key's (public) length, each count's rounds unrolled:
-            // no branch on the schedule's stored count.
-            let x = match key.len() {
-                16 => encrypt_zero::<10>(out),
-                24 => encrypt_zero::<12>(out),
-                _ => encrypt_zero::<14>(out),
-            };
-            let mut e0 = [0u8; 16];
-            store(&mut e0, x);
-            return Some(e0);
+        if cfg!(ct_taint) || (key.len() != 16 && key.len() != 32) {
+            return None;
         }
         // The zero block XOR the first round key is that key; then a round with each key as
         // it is made, the last one's `aesenclast`.

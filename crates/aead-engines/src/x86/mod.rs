@@ -176,7 +176,10 @@ unsafe impl<W: Width> Isa for X86<W> {
 
     fn expand_e0(self, aes_key: &[u8], out: &mut RoundKeys) -> Option<[u8; 16]> {
         // SAFETY: as `expand`.
-        unsafe { aesni::expand_e0(aes_key, out) }
+        if let Some(e0) = unsafe { aesni::expand_e0(aes_key, out) } {
+            return Some(e0);
+        }
+        crate::engine::expand_then_e0(self, aes_key, out)
     }
 
     fn siv_message_keys(

@@ -148,7 +148,7 @@ impl<'a> Powers<'a> {
     where
         'a: 'b,
     {
-        let tbl = match (self.table, self.kept.filter(|_| need > 0), self.key) {
+        let tbl = match (self.table, self.kept, self.key) {
             // A given table in the other form: a copy, swapped (no caller of the engines
             // gives an AES-GCM call a table; `aead-engines`' kernel tests do).
             (Some(t), _, _) if swapped && need > 0 && !t.is_swapped() => {
@@ -157,7 +157,7 @@ impl<'a> Powers<'a> {
                 local
             }
             (Some(t), _, _) => t,
-            (None, Some(k), _) => {
+            (None, Some(k), _) if need > 0 => {
                 // SAFETY: forwarded from the caller.
                 unsafe { expand_kept::<L, KARATSUBA>(k, need, local) };
                 if swapped {
