@@ -121,8 +121,9 @@ impl UniversalHash for GHash {
         polyval::__update_blocks(&mut self.0, blocks);
     }
 
-    /// Absorbs `data`, zero-padding a final partial block, in the backend's wide loop.
-    #[inline]
+    /// Absorbs `data`, zero-padding a final partial block, in the backend's wide loop (the
+    /// dispatch to the backend inlined into the caller).
+    #[inline(always)]
     fn update_padded(&mut self, data: &[u8]) {
         self.0.update_padded(data);
     }

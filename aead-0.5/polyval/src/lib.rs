@@ -243,8 +243,9 @@ impl UniversalHash for Polyval {
         __update_blocks(&mut self.inner, blocks);
     }
 
-    /// Absorbs `data`, zero-padding a final partial block, in the backend's wide loop.
-    #[inline]
+    /// Absorbs `data`, zero-padding a final partial block, in the backend's wide loop (the
+    /// dispatch to the backend inlined into the caller).
+    #[inline(always)]
     fn update_padded(&mut self, data: &[u8]) {
         self.inner.update_padded(data);
     }

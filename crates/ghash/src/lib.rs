@@ -112,8 +112,9 @@ impl UniversalHash for GHash {
         self.0.update(Block::cast_slice_to_core(blocks));
     }
 
-    /// Absorbs `data`, zero-padding a final partial block, in the backend's wide loop.
-    #[inline]
+    /// Absorbs `data`, zero-padding a final partial block, in the backend's wide loop (the
+    /// dispatch to the backend inlined into the caller).
+    #[inline(always)]
     fn update_padded(&mut self, data: &[u8]) {
         self.0.update_padded(data);
     }

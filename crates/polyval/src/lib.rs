@@ -140,8 +140,9 @@ impl UniversalHash for Polyval {
         self.inner.update(Block::cast_slice_to_core(blocks));
     }
 
-    /// Absorbs `data`, zero-padding a final partial block, in the backend's wide loop.
-    #[inline]
+    /// Absorbs `data`, zero-padding a final partial block, in the backend's wide loop (the
+    /// dispatch to the backend inlined into the caller).
+    #[inline(always)]
     fn update_padded(&mut self, data: &[u8]) {
         self.inner.update_padded(data);
     }
