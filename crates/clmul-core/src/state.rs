@@ -282,12 +282,16 @@ impl<const GHASH: bool> Hasher<GHASH> {
         }
     }
 
-    /// An accumulator as [`Self::finalize`] gives it.
+    /// An accumulator as [`Self::finalize`] gives it (GHASH's byte-reversed in a vector
+    /// register on x86_64: [`crate::x86::be_bytes`]).
     #[inline]
     fn bytes_of_acc(&self, a: u128) -> [u8; 16] {
         if !GHASH {
             a.to_le_bytes()
         } else {
+            #[cfg(all(target_arch = "x86_64", target_feature = "sse2", not(miri)))]
+            return crate::x86::be_bytes(a);
+            #[cfg(not(all(target_arch = "x86_64", target_feature = "sse2", not(miri))))]
             a.to_be_bytes()
         }
     }
