@@ -311,7 +311,7 @@ impl<const GHASH: bool> Hasher<GHASH> {
     /// LLVM had kept this and a closure of it as two calls before the kernel's (Intel Xeon,
     /// AVX-512 backend, `uhf_paired`: `polyval/kept` 64 B 6.8 -> 5.9 ns, `clone` 8.1 -> 7.1 ns,
     /// the 0.10 generation's `polyval/clone` 16 B 5.7 -> 4.9 ns). The partial block goes
-    /// through a function of its own ([`Self::update_last`]).
+    /// through a function of its own (`update_last`).
     #[inline(always)]
     pub fn update_padded(&mut self, data: &[u8]) {
         let (blocks, rest) = data.as_chunks::<16>();
