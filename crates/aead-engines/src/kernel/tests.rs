@@ -209,18 +209,56 @@ fn lengths() -> Vec<usize> {
     v
 }
 
-/// The output buffer of a job over `input`, and the input pointer to give it: in place, a
-/// copy of `input` and its own pointer; out of place, a filled buffer and `input`'s pointer.
-/// (The output's heap buffer does not move with the `Vec`, so the pointer stays valid.)
-fn buffers(input: &[u8], in_place: bool) -> (Vec<u8>, *const u8) {
-    if in_place {
-        let out = input.to_vec();
-        let p = out.as_ptr();
-        (out, p)
-    } else {
-        (vec![0xa5; input.len()], input.as_ptr())
+/// Bytes placed `off` bytes past a 64-byte boundary of their own allocation (a cache line on
+/// x86, and the 512-bit engine's register), whose heap buffer does not move with the
+/// value, so pointers into it stay valid.
+struct Placed {
+    v: Vec<u8>,
+    at: usize,
+    len: usize,
+}
+
+impl Placed {
+    fn new(bytes: &[u8], off: usize) -> Self {
+        let mut v = vec![0xa5; bytes.len() + 128];
+        let at = (64 - v.as_ptr() as usize % 64) % 64 + off % 64;
+        v[at..at + bytes.len()].copy_from_slice(bytes);
+        Placed {
+            v,
+            at,
+            len: bytes.len(),
+        }
+    }
+
+    fn bytes(&self) -> &[u8] {
+        &self.v[self.at..self.at + self.len]
+    }
+
+    fn ptr(&mut self) -> *mut u8 {
+        self.v[self.at..].as_mut_ptr()
     }
 }
+
+/// The output buffer of a job over `input` (`off` bytes past a 64-byte boundary), and the
+/// input pointer to give it: in place, a copy of `input` and its own pointer; out of place, a
+/// filled buffer and a copy of `input` at another offset, which the caller keeps alive.
+fn buffers(input: &[u8], in_place: bool, off: usize) -> (Placed, Option<Placed>, *const u8) {
+    let mut out = Placed::new(input, off);
+    if in_place {
+        let p = out.ptr().cast_const();
+        (out, None, p)
+    } else {
+        out.v.fill(0xa5);
+        let mut inp = Placed::new(input, off + 24);
+        let p = inp.ptr().cast_const();
+        (out, Some(inp), p)
+    }
+}
+
+/// Output offsets past a 64-byte boundary: aligned to the 512-bit engine's register, a whole
+/// number of blocks off it (every register of the output then crosses a cache line, on
+/// 256-bit registers every other one), and no whole number (every wide access crosses one).
+const OFFSETS: [usize; 5] = [0, 16, 32, 48, 7];
 
 /// [`Crypt`] with counter `C` and domain `D`, every [`Hashing`], in place and out of place,
 /// against the references: the keystream block by block, and the hash of the AAD, the hashed
@@ -269,10 +307,19 @@ fn check_crypt_lengths<I: Isa, C: CounterRef, D: DomainRef>(
                     (_, Some(_)) => "the key",
                     _ => "whole table",
                 };
-                for in_place in [true, false] {
-                    let (mut out, inp) = buffers(&input, in_place);
-                    let msg =
-                        Message::new(&rk, powers, &aad, (inp, out.as_mut_ptr(), len), hashing);
+                // Every output offset for the longest messages (4 KiB and more), one of them
+                // in turn for the others.
+                let offsets = if len >= 4096 {
+                    &OFFSETS[..]
+                } else {
+                    &OFFSETS[len % 5..len % 5 + 1]
+                };
+                let cases = [true, false]
+                    .into_iter()
+                    .flat_map(|in_place| offsets.iter().map(move |&off| (in_place, off)));
+                for (in_place, off) in cases {
+                    let (mut out, _keep, inp) = buffers(&input, in_place, off);
+                    let msg = Message::new(&rk, powers, &aad, (inp, out.ptr(), len), hashing);
                     let job = Crypt::<C, D> {
                         msg,
                         ctr0,
@@ -283,12 +330,13 @@ fn check_crypt_lengths<I: Isa, C: CounterRef, D: DomainRef>(
                     // disjoint (two vectors).
                     let s = unsafe { isa.run(job) };
                     let what = format!(
-                        "{:?} AES-{bits} len {len} aad {}, {source}",
+                        "{:?} AES-{bits} len {len} aad {}, {source}, output offset {off}",
                         isa.engine(),
                         aad.len()
                     );
                     assert_eq!(
-                        out, expected,
+                        out.bytes(),
+                        expected,
                         "{what}: text, {:?}, in place {in_place}",
                         hashing as u8
                     );
@@ -750,14 +798,14 @@ fn short_path<I: Isa>(isa: I) {
                 }
                 for hashing in [Hashing::Input, Hashing::Output] {
                     for in_place in [true, false] {
-                        let (mut out, inp) = buffers(&input, in_place);
+                        let (mut out, _keep, inp) = buffers(&input, in_place, 16 * len);
                         let job = Short::<C, D> {
                             rk: &rk,
                             kept: &kept,
                             ctr0: &ctr0,
                             aad: &aad,
                             inp,
-                            out: out.as_mut_ptr(),
+                            out: out.ptr(),
                             len,
                             hashing,
                             lengths: &lengths,
@@ -767,7 +815,7 @@ fn short_path<I: Isa>(isa: I) {
                         // disjoint (two vectors).
                         let s = unsafe { isa.run(job) };
                         let what = format!("{:?} aad {aad_len} len {len}", isa.engine());
-                        assert_eq!(out, expected, "{what}: text");
+                        assert_eq!(out.bytes(), expected, "{what}: text");
                         let hashed = if hashing == Hashing::Input {
                             &input
                         } else {
