@@ -110,10 +110,10 @@ impl Siv for aws_lc_rs::aead::LessSafeKey {
 
 /// Times `seal` on `len` bytes.
 fn encrypt_case(g: &mut BenchmarkGroup<'_, WallTime>, name: &str, siv: &impl Siv, len: usize) {
-    let mut buf = benches::test_data(len);
+    let buf = benches::placed_data(len, benches::PLACE);
     g.throughput(Throughput::Bytes(len as u64));
     g.bench_function(BenchmarkId::new(name, len), |b| {
-        b.iter(|| black_box(siv.seal(black_box(&mut buf))));
+        b.iter(|| black_box(siv.seal(black_box(&mut *buf))));
     });
 }
 

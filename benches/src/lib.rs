@@ -138,6 +138,26 @@ pub fn guarded_data(len: usize) -> &'static mut [u8] {
     }
 }
 
+/// Where the benches put a message buffer: this many bytes past a 4096-byte boundary
+/// ([`placed_data`]). 16 is where glibc's `malloc` puts a large allocation (a page and its
+/// 16-byte header), and one of the four places it puts a small one; each 64-byte access of
+/// the buffer then crosses a cache line.
+pub const PLACE: usize = 16;
+
+/// [`test_data`] starting `off` bytes past a 4096-byte boundary (leaked: it lives as long as
+/// the bench), so that every implementation a bench compares gets its buffer at the same
+/// place relative to cache lines and pages. Where an allocator put each one, a 64-byte access
+/// crossed a cache line in one implementation's buffer and not in another's, and the 16 KiB
+/// rows moved by about 5% with it (Intel Xeon, 512-bit engine: AES-128 16 KiB 835 ns with the
+/// buffer on a 64-byte boundary, 877 ns 16 or 48 bytes past one).
+pub fn placed_data(len: usize, off: usize) -> &'static mut [u8] {
+    let v = vec![0u8; len + off + 4096].leak();
+    let at = (4096 - v.as_ptr() as usize % 4096) % 4096 + off;
+    let s = &mut v[at..at + len];
+    s.copy_from_slice(&test_data(len));
+    s
+}
+
 /// `len` bytes of fixed pseudo-random data (xorshift64*), the same on every run.
 pub fn test_data(len: usize) -> Vec<u8> {
     let mut s = 0x2545_f491_4f6c_dd1d_u64;
