@@ -405,6 +405,20 @@ unsafe fn stitched<
 /// against the 23 vector operations an iteration saves).
 const CACHE_FROM: usize = 8;
 
+/// The fewest bytes of text for which [`crypt`] aligns the output to the engine's register
+/// with a head of one to three blocks: 8 KiB on the 512-bit engine, none on the others. The
+/// head costs an AES register and a reduction of its own; then no 64-byte store of the output,
+/// nor the load that hashes it (GCM encryption), crosses a cache line. Measured on an Intel
+/// Xeon (KVM model 0xa7; `aes-gcm` encrypting in place, output 16 or 48 bytes past a cache
+/// line, medians of four runs against the same code without the head): 16 KiB AES-128 +2% /
+/// +4%, AES-256 +4% / +8%; 4 KiB AES-128 -4% / -3% (so not there), AES-256 +2% / +3%. On a
+/// cache line, and 5 bytes past one, unchanged (within 2%). The 256-bit engine is not
+/// measured with it (its 32-byte accesses cross a line half as often).
+#[inline(always)]
+const fn align_from<L: AesLanes>() -> usize {
+    if L::BLOCKS == 4 { 8192 } else { usize::MAX }
+}
+
 /// The table index of a stitched iteration's highest power, H^(N * BLOCKS).
 #[inline(always)]
 const fn stitched_base<L: AesLanes, const N: usize>() -> usize {
@@ -615,7 +629,9 @@ pub(crate) unsafe fn crypt_grouped<L: AesLanes, C: Counter, D: Domain, const KAR
 /// `out`, with [`Hashing`] choosing what else is hashed, then the block `lengths`. Returns the
 /// hash as bytes (GHASH: un-reflected), or zeros with [`Hashing::Off`] (which ignores `aad`
 /// and `lengths`). With an AES-GCM key's kept powers, the call first builds the table of the
-/// powers it needs ([`Powers::table`]); a short message takes [`crypt_short`] instead.
+/// powers it needs ([`Powers::table`]); a short message takes [`crypt_short`] instead. A
+/// message of [`align_from`] bytes or more whose output lies a whole number of blocks off the
+/// register's alignment takes those blocks first, alone (the head).
 ///
 /// # Safety
 /// As the [`AesLanes`] methods; `len` bytes are readable at `inp` and writable at `out`, which
@@ -642,6 +658,21 @@ pub(crate) unsafe fn crypt<
     let reg = 16 * L::BLOCKS;
     let it = reg * N;
     let hash = hashing != Hashing::Off;
+    // The head: the blocks before `out` reaches a register's alignment, if it is a whole
+    // number of blocks away, in a message of `align_from` bytes or more (so that the stitched
+    // loop runs). Every later register of the output is then stored, and hashed by GCM
+    // encryption, without crossing a cache line. The address is public.
+    let misalign = out as usize % reg;
+    let head = if misalign.is_multiple_of(16) && len >= align_from::<L>() {
+        (reg - misalign) % reg
+    } else {
+        0
+    };
+    // The text after the head.
+    let (inp0, out0) = (inp, out);
+    // SAFETY: `head < reg <= len` bytes into the caller's buffers (`align_from` is more than
+    // a register).
+    let (inp, out, len) = unsafe { (inp.add(head), out.add(head), len - head) };
     let iters = len / it;
     let rest = len - iters * it;
     let aad_blocks = aad.len().div_ceil(16);
@@ -649,7 +680,10 @@ pub(crate) unsafe fn crypt<
     // SAFETY: the caller's features and buffers; every offset below is at most `len` and
     // every access of `n` bytes at offset `off` has `off + n <= len`, by the loop conditions.
     unsafe {
-        let mut ctr = C::start::<L>(ctr0);
+        let mut ctr = C::start::<L>(Counter0 {
+            skip: ctr0.skip.wrapping_add((head / 16) as u32),
+            ..ctr0
+        });
         // A message without a whole iteration hashes a short AAD with its tail, one reduction.
         let fold_aad = iters == 0 && aad_blocks + rest_blocks < TOP;
         // The highest power of H the runs below multiply by: the folded tail's (AAD, text and
@@ -679,6 +713,25 @@ pub(crate) unsafe fn crypt<
         let mut y = L::zero();
         if hash && !fold_aad {
             y = hash_bytes::<L, D, N, KARATSUBA>(tbl, y, aad.as_ptr(), aad.len());
+        }
+        if head > 0 {
+            // A partial register from the message's first counter, hashed from registers: its
+            // input as loaded, or its output (the lanes past the head zeroed) before it is
+            // stored, one reduction.
+            let d = L::load_partial(inp0, head);
+            let [x] = C::take_any::<L, 1>(&mut C::start::<L>(ctr0));
+            let [c] = ks.encrypt([x], &[d]);
+            L::store_partial(out0, head, c);
+            if hash {
+                let v = if hashing == Hashing::Input {
+                    d
+                } else {
+                    L::truncate(c, head)
+                };
+                let mut t = Tail::new::<D>(head / 16, y);
+                t.add::<D, _, KARATSUBA>(tbl, field_data::<L, D>(v), head / 16);
+                y = t.acc.reduce::<KARATSUBA>();
+            }
         }
         let mut off = 0;
         while off < ctr_iters * it {
