@@ -775,6 +775,7 @@ fn render(rows: &[Row], ghz: f64, rounds: usize, note: &str) -> String {
          implementation's time is its {}th percentile over the rounds, and a ratio is the \
          peer's time over ours (above 1x: ours is faster). Best peer: the faster of ring and \
          aws-lc-rs (aws-lc-rs alone for AES-GCM-SIV; ring alone on the VAES-256 rows). \
+         Every implementation's message buffer starts {} bytes past a page boundary. \
          RustCrypto: `aes-gcm` 0.11.1, on the `aes-gcm 0.10` rows 0.10.3, `aes-gcm-siv` \
          0.12.1, on the `aes-gcm-siv 0.11` row 0.11.1; on the cookie rows, the published \
          `cookie` on RustCrypto's `aes-gcm` 0.10.3 against the same with ours patched in. \
@@ -789,6 +790,7 @@ fn render(rows: &[Row], ghz: f64, rounds: usize, note: &str) -> String {
             note
         },
         (benches::Q * 100.0).round(),
+        place(),
     ));
     s.push_str(
         "| case | ours | best peer | ours vs best peer | ours vs RustCrypto |\n\
