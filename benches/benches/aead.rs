@@ -49,7 +49,7 @@ fn encrypt_case(
     aad: &[u8],
     len: usize,
 ) {
-    let buf = benches::placed_data(len, benches::PLACE);
+    let buf = benches::placed_data(len, benches::place());
     g.throughput(Throughput::Bytes(len as u64));
     g.bench_function(BenchmarkId::new(name, len), |b| {
         b.iter(|| black_box(gcm.seal(black_box(aad), black_box(&mut *buf))));
@@ -65,7 +65,7 @@ fn decrypt_case(g: &mut BenchmarkGroup<'_, WallTime>, name: &str, gcm: &impl Gcm
         gcm.seal(&[], &mut cipher),
         gcm.seal(&[], &mut cipher.clone()),
     ];
-    let buf = benches::placed_data(len, benches::PLACE);
+    let buf = benches::placed_data(len, benches::place());
     buf.copy_from_slice(&cipher);
     let mut which = 0;
     g.throughput(Throughput::Bytes(len as u64));
@@ -84,7 +84,7 @@ fn decrypt_case(g: &mut BenchmarkGroup<'_, WallTime>, name: &str, gcm: &impl Gcm
 /// Times encrypt-then-decrypt of `len` bytes.
 fn roundtrip_case(g: &mut BenchmarkGroup<'_, WallTime>, name: &str, gcm: &impl Gcm, len: usize) {
     let plain = benches::test_data(len);
-    let buf = benches::placed_data(len, benches::PLACE);
+    let buf = benches::placed_data(len, benches::place());
     g.throughput(Throughput::Bytes(len as u64));
     g.bench_function(BenchmarkId::new(name, len), |b| {
         b.iter(|| {

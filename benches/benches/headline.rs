@@ -343,7 +343,7 @@ fn runner<G: Gcm + 'static>(gcm: G, c: &Case) -> Runner {
     let buf: &mut [u8] = if c.guard_page {
         benches::guarded_data(c.len)
     } else {
-        benches::placed_data(c.len, place())
+        benches::placed_data(c.len, benches::place())
     };
     let (aad, roundtrip, gap_us, syscall) = (c.aad, c.roundtrip, c.gap_us, c.syscall);
     let mut seq = 0u64;
@@ -387,7 +387,7 @@ fn runner<G: Gcm + 'static>(gcm: G, c: &Case) -> Runner {
 /// message's nonce, whose tag is read through `black_box`. The key is dropped (and, where the crate does, wiped)
 /// inside the timing, as a caller's would be.
 fn fresh_runner<G: Gcm + 'static>(c: &Case, make: fn(&[u8]) -> G) -> Option<Runner> {
-    let buf = benches::placed_data(c.len, place());
+    let buf = benches::placed_data(c.len, benches::place());
     let aad = c.aad;
     let base = u64::from_le_bytes(c.key[..8].try_into().expect("8 bytes"));
     let mut key = c.key.to_vec();
@@ -403,16 +403,6 @@ fn fresh_runner<G: Gcm + 'static>(c: &Case, make: fn(&[u8]) -> G) -> Option<Runn
         }
         start.elapsed().as_nanos() as f64
     }))
-}
-
-/// Where every implementation's message buffer starts: this many bytes past a 4096-byte
-/// boundary (`benches::placed_data`), the same for all, [`benches::PLACE`] unless the
-/// environment's `BENCH_OFFSET` says otherwise.
-fn place() -> usize {
-    std::env::var("BENCH_OFFSET")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(benches::PLACE)
 }
 
 /// A runner on one key set up once, from a constructor of `impls`.
@@ -790,7 +780,7 @@ fn render(rows: &[Row], ghz: f64, rounds: usize, note: &str) -> String {
             note
         },
         (benches::Q * 100.0).round(),
-        place(),
+        benches::place(),
     ));
     s.push_str(
         "| case | ours | best peer | ours vs best peer | ours vs RustCrypto |\n\

@@ -110,7 +110,7 @@ impl Siv for aws_lc_rs::aead::LessSafeKey {
 
 /// Times `seal` on `len` bytes.
 fn encrypt_case(g: &mut BenchmarkGroup<'_, WallTime>, name: &str, siv: &impl Siv, len: usize) {
-    let buf = benches::placed_data(len, benches::PLACE);
+    let buf = benches::placed_data(len, benches::place());
     g.throughput(Throughput::Bytes(len as u64));
     g.bench_function(BenchmarkId::new(name, len), |b| {
         b.iter(|| black_box(siv.seal(black_box(&mut *buf))));

@@ -35,13 +35,14 @@ const SIZES: [usize; 8] = [16, 64, 80, 144, 256, 1024, 4096, 16384];
 /// An arbitrary key (POLYVAL's key, or GHASH's H), that of `uhf.rs`.
 const KEY: [u8; 16] = *b"\x25\x62\x93\x47\x58\x92\x42\x76\x1d\x31\xf8\x26\xba\x4b\x75\x7b";
 
-/// A runner for `message` on `len` bytes with `state` kept across calls.
+/// A runner for `message` on `len` bytes with `state` kept across calls, the bytes at the
+/// same place for every implementation (`benches::place`).
 fn runner<S: 'static>(len: usize, mut state: S, message: fn(&mut S, &[u8]) -> [u8; 16]) -> Runner {
-    let data = benches::test_data(len);
+    let data: &[u8] = benches::placed_data(len, benches::place());
     Box::new(move |n| {
         let start = Instant::now();
         for _ in 0..n {
-            black_box(message(&mut state, black_box(&data)));
+            black_box(message(&mut state, black_box(data)));
         }
         start.elapsed().as_nanos() as f64
     })

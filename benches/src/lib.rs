@@ -144,6 +144,15 @@ pub fn guarded_data(len: usize) -> &'static mut [u8] {
 /// the buffer then crosses a cache line.
 pub const PLACE: usize = 16;
 
+/// Where a bench puts its buffers: [`PLACE`], unless the environment's `BENCH_OFFSET` gives
+/// another number of bytes past a 4096-byte boundary (the same for every implementation).
+pub fn place() -> usize {
+    std::env::var("BENCH_OFFSET")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(PLACE)
+}
+
 /// [`test_data`] starting `off` bytes past a 4096-byte boundary (leaked: it lives as long as
 /// the bench), so that every implementation a bench compares gets its buffer at the same
 /// place relative to cache lines and pages. Where an allocator put each one, a 64-byte access
