@@ -9,6 +9,30 @@ use super::{Backend, Engine};
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Error;
 
+/// Seals `pt` with `aead` in place, the buffer `off` bytes past a 64-byte boundary, checks the
+/// ciphertext and tag against `want`, opens them there and checks the plaintext; `what` names
+/// the case in a failure. (Where a buffer lies decides which path a wide engine takes: the
+/// 512-bit engine aligns a long message's output with a head of one to three blocks.)
+pub fn seal_open_placed(
+    aead: &dyn AeadBytes,
+    off: usize,
+    (nonce, aad, pt): (&[u8], &[u8], &[u8]),
+    want: &(Vec<u8>, Vec<u8>),
+    what: &str,
+) {
+    let len = pt.len();
+    let mut store = vec![0u8; len + 128];
+    let at = (64 - store.as_ptr() as usize % 64) % 64 + off % 64;
+    let buf = &mut store[at..at + len];
+    buf.copy_from_slice(pt);
+    let tag = aead.seal(nonce, aad, buf).expect("encrypt");
+    assert_eq!(buf, &want.0[..], "ciphertext: {what}, offset {off}");
+    assert_eq!(tag, want.1, "tag: {what}, offset {off}");
+    aead.open(nonce, aad, buf, &tag)
+        .unwrap_or_else(|_| panic!("decrypt: {what}, offset {off}"));
+    assert_eq!(buf, pt, "plaintext: {what}, offset {off}");
+}
+
 /// A keyed AEAD of this family (AES-GCM or AES-GCM-SIV) of either generation, nonce and tag
 /// sizes fixed by its type, behind byte slices. `Sync`, as every AEAD here is: the suites
 /// share one instance across threads.
