@@ -157,8 +157,9 @@ pub fn place() -> usize {
 /// the bench), so that every implementation a bench compares gets its buffer at the same
 /// place relative to cache lines and pages. Where an allocator put each one, a 64-byte access
 /// crossed a cache line in one implementation's buffer and not in another's, and the 16 KiB
-/// rows moved by about 5% with it (Intel Xeon, 512-bit engine: AES-128 16 KiB 835 ns with the
-/// buffer on a 64-byte boundary, 877 ns 16 or 48 bytes past one).
+/// rows moved by about 5% with it (Intel Xeon, 512-bit engine, default profile, `aes-gcm`
+/// alone encrypting in place: AES-128 16 KiB 835 ns with the buffer on a 64-byte boundary,
+/// 877-903 ns 16, 32 or 48 bytes past one).
 pub fn placed_data(len: usize, off: usize) -> &'static mut [u8] {
     let v = vec![0u8; len + off + 4096].leak();
     let at = (4096 - v.as_ptr() as usize % 4096) % 4096 + off;
