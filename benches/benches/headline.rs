@@ -28,7 +28,8 @@
 //! ```
 //!
 //! `FILTER` keeps the cases whose label contains it. `HEADLINE_ENGINES=aesni,vaes256,...` adds
-//! rows for those engines of ours, forced (for experiments; steady-state AES-GCM cases only).
+//! rows for those engines of ours, forced (for experiments; the aead 0.6 generation's AES-GCM
+//! cases, a fresh key's too).
 #![forbid(unsafe_code)]
 
 use std::hint::black_box;
@@ -386,7 +387,7 @@ fn runner<G: Gcm + 'static>(gcm: G, c: &Case) -> Runner {
 /// change every message (a counter XORed into the first eight), then one encryption under the
 /// message's nonce, whose tag is read through `black_box`. The key is dropped (and, where the crate does, wiped)
 /// inside the timing, as a caller's would be.
-fn fresh_runner<G: Gcm + 'static>(c: &Case, make: fn(&[u8]) -> G) -> Option<Runner> {
+fn fresh_runner<G: Gcm + 'static>(c: &Case, make: impl Fn(&[u8]) -> G + 'static) -> Option<Runner> {
     let buf = benches::placed_data(c.len, benches::place());
     let aad = c.aad;
     let base = u64::from_le_bytes(c.key[..8].try_into().expect("8 bytes"));
@@ -570,7 +571,7 @@ fn runners(c: &Case, cookie: Option<&(String, String)>) -> Option<Vec<(String, R
         .into_iter()
         .filter_map(|(n, r)| Some((n.to_string(), r?)))
         .collect();
-    if c.kind == Kind::Gcm && !c.fresh_key {
+    if c.kind == Kind::Gcm {
         for e in std::env::var("HEADLINE_ENGINES")
             .unwrap_or_default()
             .split(',')
@@ -583,11 +584,32 @@ fn runners(c: &Case, cookie: Option<&(String, String)>) -> Option<Vec<(String, R
     Some(out)
 }
 
-/// Our engine `name` (as `Engine`'s `Debug`, lower case), forced, if this CPU has it.
+/// Our engine `name` (as `Engine`'s `Debug`, lower case), forced, if this CPU has it: on a
+/// fresh-key case, `with_engine` in place of `KeyInit::new` (the same key setup for that
+/// engine), so that a CPU with a wider engine measures a narrower one's first message too.
 fn forced(c: &Case, name: &str) -> Option<Runner> {
     let engine =
         aes_gcm::__Engine::available().find(|e| format!("{e:?}").eq_ignore_ascii_case(name))?;
-    steady(c, |key| impls::ours(key, engine))
+    if !c.fresh_key {
+        return steady(c, |key| impls::ours(key, engine));
+    }
+    // As `impls::new_06` builds ours by `KeyInit::new`: the key wrapped once, no `Option` or
+    // enum of both key sizes to move it out of inside the timing.
+    if c.key.len() == 16 {
+        fresh_runner(c, move |key| {
+            impls::RustCryptoApi(
+                aes_gcm::Aes128Gcm::with_engine(key.try_into().expect("key length"), engine)
+                    .expect("an available engine"),
+            )
+        })
+    } else {
+        fresh_runner(c, move |key| {
+            impls::RustCryptoApi(
+                aes_gcm::Aes256Gcm::with_engine(key.try_into().expect("key length"), engine)
+                    .expect("an available engine"),
+            )
+        })
+    }
 }
 
 /// One build of the cookie bench (`benches/cookie/main.rs`), running as a child process: it

@@ -286,14 +286,6 @@ impl Fused {
         Self::empty(Token::detect(engine)?).initialized(aes_key, None)
     }
 
-    /// [`Fused::new`] for a cipher that may not be AES: the state only if our key schedule
-    /// agrees with the caller's cipher on `E_K(0^128) = h` (compared in constant time), which
-    /// proves the cipher is AES under that key.
-    #[inline]
-    pub fn checked(engine: Engine, aes_key: &[u8], h: &[u8; 16]) -> Option<Self> {
-        Self::empty(Token::detect(engine)?).initialized(aes_key, Some(h))
-    }
-
     /// All zero, on `token`: [`Fused::init`] fills it in place (the state is written where
     /// it stays, not built and then copied).
     #[inline]

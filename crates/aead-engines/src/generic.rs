@@ -328,34 +328,46 @@ macro_rules! glue {
 
             impl<C: $Encrypt<BlockSize = U16> + KeyInit> GcmKey<C> {
                 /// `KeyInit::new`'s key: [`GcmKey::new`] on `engine`, or the generic path's if
-                /// the CPU cannot run `engine` or `C` is not AES under `key`. The fused state
-                /// is written where it stays, and every path returns the same local (no
-                /// `Option` around it, no second return value: each was a copy of the key).
+                /// the CPU cannot run `engine` or `C` is not AES under `key`.
                 #[inline]
                 pub fn keyed(key: &Key<C>, engine: Engine, known_aes: bool) -> Self {
                     #[cfg(any(target_arch = "x86", target_arch = "x86_64", all(target_arch = "aarch64", target_endian = "little")))]
                     {
                         // `KeyInit`'s token is paced (`crate::x86::pace`): on Intel, a message
                         // after a rest may run on the 256-bit engine.
-                        let mut out = match crate::fused::Token::detect(engine) {
-                            Some(token) => GcmKey::Fused(Fused::empty(token.paced())),
-                            None => Self::from_cipher(C::new(key)),
-                        };
-                        if let GcmKey::Fused(f) = &mut out {
-                            let mut h = [0u8; 16];
-                            let ok = f.init(key, check_block::<C>(key, known_aes, &mut h));
-                            wipe(&mut h);
-                            if !ok {
-                                out = Self::from_cipher(C::new(key));
-                            }
-                        }
-                        out
+                        let token = crate::fused::Token::detect(engine).map(crate::fused::Token::paced);
+                        Self::keyed_on(key, token, known_aes).0
                     }
                     #[cfg(not(any(target_arch = "x86", target_arch = "x86_64", all(target_arch = "aarch64", target_endian = "little"))))]
                     {
                         let _ = (engine, known_aes);
                         Self::from_cipher(C::new(key))
                     }
+                }
+
+                /// The key on `token`'s engine, or the generic path's if there is no token or
+                /// `C` is not AES under `key` (checked on `E_K(0)` unless `known_aes`), and
+                /// whether it is on `token`'s. The fused state is written where it stays, and
+                /// every path returns the same local (no `Option` around the key: each was a
+                /// copy of it); [`GcmKey::keyed`] and [`GcmKey::new`] share it, so that a
+                /// forced engine's key costs what `KeyInit::new`'s does.
+                #[cfg(any(target_arch = "x86", target_arch = "x86_64", all(target_arch = "aarch64", target_endian = "little")))]
+                #[inline(always)]
+                fn keyed_on(key: &Key<C>, token: Option<crate::fused::Token>, known_aes: bool) -> (Self, bool) {
+                    let mut out = match token {
+                        Some(token) => GcmKey::Fused(Fused::empty(token)),
+                        None => Self::from_cipher(C::new(key)),
+                    };
+                    let mut fused = false;
+                    if let GcmKey::Fused(f) = &mut out {
+                        let mut h = [0u8; 16];
+                        fused = f.init(key, check_block::<C>(key, known_aes, &mut h));
+                        wipe(&mut h);
+                        if !fused {
+                            out = Self::from_cipher(C::new(key));
+                        }
+                    }
+                    (out, fused)
                 }
 
                 /// The key `key` on `engine`: for a fused engine, `None` if this CPU cannot
@@ -375,16 +387,9 @@ macro_rules! glue {
                     }
                     #[cfg(any(target_arch = "x86", target_arch = "x86_64", all(target_arch = "aarch64", target_endian = "little")))]
                     {
-                        let fused = if known_aes {
-                            Fused::new(engine, key)?
-                        } else {
-                            let mut h = [0u8; 16];
-                            encrypt_each(&C::new(key), core::slice::from_mut(&mut h));
-                            let f = Fused::checked(engine, key, &h);
-                            wipe(&mut h);
-                            f?
-                        };
-                        Some(GcmKey::Fused(fused))
+                        let token = crate::fused::Token::detect(engine)?;
+                        let (out, fused) = Self::keyed_on(key, Some(token), known_aes);
+                        fused.then_some(out)
                     }
                 }
             }
