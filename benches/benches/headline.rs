@@ -585,29 +585,30 @@ fn runners(c: &Case, cookie: Option<&(String, String)>) -> Option<Vec<(String, R
 }
 
 /// Our engine `name` (as `Engine`'s `Debug`, lower case), forced, if this CPU has it: on a
-/// fresh-key case, `with_engine` in place of `KeyInit::new` (the same key setup for that
-/// engine), so that a CPU with a wider engine measures a narrower one's first message too.
+/// fresh-key case, `KeyInit::new`'s code on that engine (`__keyed_on`), so that a CPU with a
+/// wider engine measures a narrower one's first message too.
 fn forced(c: &Case, name: &str) -> Option<Runner> {
     let engine =
         aes_gcm::__Engine::available().find(|e| format!("{e:?}").eq_ignore_ascii_case(name))?;
     if !c.fresh_key {
         return steady(c, |key| impls::ours(key, engine));
     }
-    // As `impls::new_06` builds ours by `KeyInit::new`: the key wrapped once, no `Option` or
-    // enum of both key sizes to move it out of inside the timing.
+    // `KeyInit::new`'s code on the forced engine (`__keyed_on`), wrapped as `impls::new_06`
+    // wraps ours; `engine` is available (checked above), so no key falls back to the generic
+    // path.
     if c.key.len() == 16 {
         fresh_runner(c, move |key| {
-            impls::RustCryptoApi(
-                aes_gcm::Aes128Gcm::with_engine(key.try_into().expect("key length"), engine)
-                    .expect("an available engine"),
-            )
+            impls::RustCryptoApi(aes_gcm::Aes128Gcm::__keyed_on(
+                key.try_into().expect("key length"),
+                engine,
+            ))
         })
     } else {
         fresh_runner(c, move |key| {
-            impls::RustCryptoApi(
-                aes_gcm::Aes256Gcm::with_engine(key.try_into().expect("key length"), engine)
-                    .expect("an available engine"),
-            )
+            impls::RustCryptoApi(aes_gcm::Aes256Gcm::__keyed_on(
+                key.try_into().expect("key length"),
+                engine,
+            ))
         })
     }
 }

@@ -349,8 +349,7 @@ macro_rules! glue {
                 /// `C` is not AES under `key` (checked on `E_K(0)` unless `known_aes`), and
                 /// whether it is on `token`'s. The fused state is written where it stays, and
                 /// every path returns the same local (no `Option` around the key: each was a
-                /// copy of it); [`GcmKey::keyed`] and [`GcmKey::new`] share it, so that a
-                /// forced engine's key costs what `KeyInit::new`'s does.
+                /// copy of it); [`GcmKey::keyed`] and [`GcmKey::new`] share it.
                 #[cfg(any(target_arch = "x86", target_arch = "x86_64", all(target_arch = "aarch64", target_endian = "little")))]
                 #[inline(always)]
                 fn keyed_on(key: &Key<C>, token: Option<crate::fused::Token>, known_aes: bool) -> (Self, bool) {
