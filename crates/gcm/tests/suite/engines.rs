@@ -43,13 +43,25 @@ fn check_nonce<G: Generation>(
     len: usize,
     aad_len: usize,
 ) {
-    check_on::<G>(rng, Some(e), bits, nonce_len, len, aad_len);
+    check_on::<G>(rng, Make::WithEngine(e), bits, nonce_len, len, aad_len);
 }
 
-/// [`check_nonce`] on engine `e`, or (`None`) on the key `KeyInit` makes.
+/// How [`check_on`] makes the key it checks.
+#[derive(Clone, Copy)]
+enum Make {
+    /// `KeyInit::new`: the detected engine.
+    KeyInit,
+    /// The hidden `with_engine`, on an engine this CPU has.
+    WithEngine(Engine),
+    /// The hidden `__keyed_on`: `KeyInit::new`'s code with this engine, or the generic path
+    /// where the CPU lacks it.
+    KeyedOn(Engine),
+}
+
+/// [`check_nonce`] on the key `make` makes.
 fn check_on<G: Generation>(
     rng: &mut Rng,
-    e: Option<Engine>,
+    make: Make,
     bits: usize,
     nonce_len: usize,
     len: usize,
@@ -59,13 +71,19 @@ fn check_on<G: Generation>(
     let nonce = rng.bytes(nonce_len);
     let pt = rng.bytes(len);
     let aad = rng.bytes(aad_len);
-    let fused = match e {
-        Some(e) => {
+    let fused = match make {
+        Make::WithEngine(e) => {
             let fused = G::with_engine(bits, &key, nonce_len, 16, e).expect("engine available");
             assert_eq!(fused.engine(), e);
             fused
         }
-        None => G::new_from_slice(bits, &key, nonce_len, 16)
+        Make::KeyedOn(e) => {
+            let fused = G::keyed_on(bits, &key, nonce_len, 16, e).expect("listed size");
+            let want = if e.is_available() { e } else { Engine::Generic };
+            assert_eq!(fused.engine(), want, "{}: __keyed_on({e:?})", G::NAME);
+            fused
+        }
+        Make::KeyInit => G::new_from_slice(bits, &key, nonce_len, 16)
             .expect("listed size")
             .expect("key length"),
     };
@@ -181,6 +199,24 @@ pub fn long_random_lengths<G: Generation>() {
     }
 }
 
+/// `__keyed_on` (the benches' way to time a narrower engine's first message) on every engine,
+/// the CPU's and the others: the engine asked for where the CPU has it, otherwise the generic
+/// path, and either way the generic path's bytes, at lengths about each engine's strides,
+/// AES-128/192/256, 96-bit and 128-bit nonces.
+pub fn keyed_on<G: Generation>() {
+    let mut rng = Rng(0x6b65_7965_645f_6f6e);
+    for &e in Engine::ALL {
+        for len in [0, 1, 15, 16, 17, 64, 255, 511, 1024, 1537, 4113, 8209] {
+            for bits in [128, 192, 256] {
+                let aad = rng.below(40);
+                check_on::<G>(&mut rng, Make::KeyedOn(e), bits, 12, len, aad);
+            }
+            let aad = rng.below(40);
+            check_on::<G>(&mut rng, Make::KeyedOn(e), 128, 16, len, aad);
+        }
+    }
+}
+
 /// `KeyInit::new` picks the detected engine (the generic one when the build forces portable
 /// code); `From<Aes>` has no key and stays generic.
 pub fn default_engine<G: Generation>() {
@@ -209,12 +245,12 @@ pub fn keyinit_paced<G: Generation>() {
     // The generator is shared by both closures.
     let rng = core::cell::RefCell::new(Rng(0x5eed));
     pacing::across_window(
-        |len, aad| check_on::<G>(&mut rng.borrow_mut(), None, 128, 12, len, aad),
+        |len, aad| check_on::<G>(&mut rng.borrow_mut(), Make::KeyInit, 128, 12, len, aad),
         || {
             let mut rng = rng.borrow_mut();
             for _ in 0..20 {
                 let (len, aad) = (rng.below(20000), rng.below(40));
-                check_on::<G>(&mut rng, None, 256, 12, len, aad);
+                check_on::<G>(&mut rng, Make::KeyInit, 256, 12, len, aad);
             }
         },
     );

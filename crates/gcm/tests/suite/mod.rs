@@ -53,6 +53,15 @@ pub trait Generation {
         tag_len: usize,
         engine: Engine,
     ) -> Option<Box<dyn Gcm>>;
+    /// The hidden `__keyed_on`: `KeyInit::new`'s code with a chosen engine (the generic
+    /// path's key if the CPU lacks it).
+    fn keyed_on(
+        bits: usize,
+        key: &[u8],
+        nonce_len: usize,
+        tag_len: usize,
+        engine: Engine,
+    ) -> Option<Box<dyn Gcm>>;
     /// `From<Aes>`, with the GHASH of the two-pass path on a chosen backend.
     fn with_ghash_backend(
         bits: usize,
@@ -145,6 +154,13 @@ macro_rules! generation {
             AesGcm::<A, N, T>::with_engine($key, engine).map($wrap)
         }
 
+        fn keyed_on<A, N, T>($k: &[u8], engine: Engine) -> Box<dyn Gcm>
+        where
+            $($bounds)*
+        {
+            $wrap(AesGcm::<A, N, T>::__keyed_on($key, engine))
+        }
+
         fn with_ghash_backend<A, N, T>(key: &[u8], backend: Backend) -> Option<Box<dyn Gcm>>
         where
             $($bounds)*
@@ -185,6 +201,16 @@ macro_rules! generation {
                 engine: Engine,
             ) -> Option<Box<dyn Gcm>> {
                 $dispatch!(with_engine, bits, nonce_len, tag_len, (key, engine)).flatten()
+            }
+
+            fn keyed_on(
+                bits: usize,
+                key: &[u8],
+                nonce_len: usize,
+                tag_len: usize,
+                engine: Engine,
+            ) -> Option<Box<dyn Gcm>> {
+                $dispatch!(keyed_on, bits, nonce_len, tag_len, (key, engine))
             }
 
             fn with_ghash_backend(
@@ -333,6 +359,10 @@ macro_rules! suite_tests {
         #[test]
         fn engines_long_nonces_random_counters() {
             suite::engines::long_nonces_random_counters::<$g>();
+        }
+        #[test]
+        fn engines_keyed_on() {
+            suite::engines::keyed_on::<$g>();
         }
         #[test]
         fn engines_default_engine() {
