@@ -67,7 +67,8 @@ assembled with cc / aarch64-linux-gnu-gcc) and ours / peer for the loop each mod
   --cpu MODEL    only these models (repeatable)
   --no-build     reuse target/mca from the last run
   --no-peers     leave out the peers' loops
-  --show ENGINE  print the AES-128 loop of ENGINE (a name from the table) as fed to llvm-mca
+  --show ENGINE  print the AES-128 and AES-256 loops of ENGINE (a name from the table) as fed
+                 to llvm-mca
 ";
 
 /// The CPU models, in table order, and the architecture each belongs to.
@@ -221,12 +222,14 @@ pub fn run(args: &[String]) -> Result<(), String> {
             Some(module_size(&sizes[&e.arch], e.module))
         };
         if o.show.as_deref() == Some(e.name) {
-            println!(
-                "{}: AES-128 loop, {} instructions\n{}",
-                e.name,
-                lp.aes128.len(),
-                asm(f, &lp.aes128)
-            );
+            for (bits, lp) in [(128, &lp.aes128), (256, &lp.aes256)] {
+                println!(
+                    "{}: AES-{bits} loop, {} instructions\n{}",
+                    e.name,
+                    lp.len(),
+                    asm(f, lp)
+                );
+            }
         }
         let mut cells = Vec::new();
         for &(model, arch) in &models {
