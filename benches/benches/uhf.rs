@@ -26,6 +26,9 @@
 //! Built with `RUSTFLAGS='--cfg polyval_backend="soft"'`, RustCrypto and our crates run their
 //! portable code, and only `ours-portable` of the explicit backends is measured: that run is the
 //! portable-vs-soft comparison.
+//!
+//! Every message is read from one buffer at `benches::place()` (16 bytes past a page unless
+//! `BENCH_OFFSET` says otherwise), as in the other benches.
 #![forbid(unsafe_code)]
 
 use std::hint::black_box;
@@ -97,7 +100,7 @@ fn core_message<const GHASH: bool>(s: &mut clmul_core::Hasher<GHASH>, data: &[u8
 macro_rules! generation {
     ($name:ident, $prefix:literal, $m:ident, $p:ty, $rp:ty, $g:ty, $rg:ty) => {
         fn $name(c: &mut Criterion) {
-            let data = benches::test_data(*SIZES.iter().max().unwrap_or(&0));
+            let data = benches::placed_data(*SIZES.iter().max().unwrap_or(&0), benches::place());
             let key = KEY.into();
             // Sizes outermost, so the impls compared at one size are measured close together.
             let mut g = c.benchmark_group(concat!($prefix, "polyval/new"));
@@ -175,7 +178,7 @@ generation!(
 
 /// The kept pattern per `clmul_core` backend, for both hashes.
 fn backends_group(c: &mut Criterion) {
-    let data = benches::test_data(*SIZES.iter().max().unwrap_or(&0));
+    let data = benches::placed_data(*SIZES.iter().max().unwrap_or(&0), benches::place());
     let mut g = c.benchmark_group("polyval/backend");
     for len in SIZES {
         let d = &data[..len];
