@@ -109,7 +109,9 @@ fn main() -> ExitCode {
                 }
                 // The modelled loops of the CPUs not at hand, against the recorded ones.
                 let check = ["--install".to_owned(), "--check".to_owned()];
-                if let Err(msg) = mca::run(&check) {
+                if let Err(msg) =
+                    test::timed("cargo xtask mca --install --check", || mca::run(&check))
+                {
                     return finish("test", Err(msg));
                 }
                 let mut quick = vec!["--quick".to_owned(), "--install".to_owned()];
@@ -117,7 +119,19 @@ fn main() -> ExitCode {
                     quick.push("--lean".to_owned());
                 }
                 match cross_test::Options::parse(&quick) {
-                    Ok(Some(opts)) => cross_test::run(&opts),
+                    Ok(Some(opts)) => {
+                        // Timed as `test::timed` times the steps before it (this one reports
+                        // through its exit code).
+                        let what = format!("cargo xtask cross-test {}", quick.join(" "));
+                        println!("xtask test: {what}");
+                        let start = std::time::Instant::now();
+                        let code = cross_test::run(&opts);
+                        println!(
+                            "xtask test: {what}: done in {:.0} s",
+                            start.elapsed().as_secs_f64()
+                        );
+                        code
+                    }
                     Ok(None) => ExitCode::SUCCESS,
                     Err(msg) => finish("test", Err(msg)),
                 }

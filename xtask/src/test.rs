@@ -282,7 +282,7 @@ fn no_std_builds(steps: &Steps, root: &Path, target: &Path) -> Result<(), String
 
 /// Runs a step (a command through [`status`], or a step of this program itself), printing its
 /// name and, when it passes, its time, so that a CI log says where its minutes went.
-fn timed(what: &str, step: impl FnOnce() -> Result<(), String>) -> Result<(), String> {
+pub(crate) fn timed(what: &str, step: impl FnOnce() -> Result<(), String>) -> Result<(), String> {
     println!("xtask test: {what}");
     let start = std::time::Instant::now();
     step()?;
