@@ -95,6 +95,10 @@ struct Case {
     /// two messages and takes cache lines of theirs: what a message costs with its code and
     /// data fetched again, where a back-to-back loop keeps them all in the first-level caches.
     syscall: bool,
+    /// The message's buffer flushed from the caches before each message
+    /// (`benches::evict`), as one a network card or a disk has just written, or one nothing
+    /// has touched for a while; each message is then timed alone.
+    cold_buffer: bool,
 }
 
 const fn key(bits: usize) -> &'static [u8] {
@@ -117,6 +121,7 @@ const fn case(label: &'static str, bits: usize, len: usize) -> Case {
         guard_page: false,
         gap_us: 0,
         syscall: false,
+        cold_buffer: false,
     }
 }
 
@@ -163,6 +168,14 @@ const fn after_syscall(label: &'static str, len: usize) -> Case {
     }
 }
 
+/// A message of `len` bytes with 16 bytes of AAD whose buffer is not in the cache.
+const fn cold(label: &'static str, len: usize) -> Case {
+    Case {
+        cold_buffer: true,
+        ..aad(label, 128, len, &AAD16)
+    }
+}
+
 /// The other work between two messages of a sporadic case: long enough for a core to leave
 /// the state a steady stream keeps it in (on Intel's AVX-512 cores, the first 512-bit
 /// instructions after some 100 us without them run slowly for a while).
@@ -189,7 +202,7 @@ const fn cookie(label: &'static str, len: usize) -> Case {
     }
 }
 
-const CASES: [Case; 43] = [
+const CASES: [Case; 45] = [
     case("AES-128-GCM encrypt 16 KiB", 128, 16384),
     case("AES-256-GCM encrypt 16 KiB", 256, 16384),
     Case {
@@ -248,6 +261,16 @@ const CASES: [Case; 43] = [
     after_syscall(
         "AES-128-GCM encrypt 1420 B, 16 B AAD, one per system call",
         1420,
+    ),
+    // The message's buffer in memory, not in any cache (written by a device, or not touched
+    // for a while).
+    cold(
+        "AES-128-GCM encrypt 1420 B, 16 B AAD, buffer not in cache",
+        1420,
+    ),
+    cold(
+        "AES-128-GCM encrypt 16 KiB, 16 B AAD, buffer not in cache",
+        16384,
     ),
     // A fresh key per message.
     fresh(
@@ -346,10 +369,11 @@ fn runner<G: Gcm + 'static>(gcm: G, c: &Case) -> Runner {
     } else {
         benches::placed_data(c.len, benches::place())
     };
-    let (aad, roundtrip, gap_us, syscall) = (c.aad, c.roundtrip, c.gap_us, c.syscall);
+    let (aad, roundtrip, gap_us, syscall, cold) =
+        (c.aad, c.roundtrip, c.gap_us, c.syscall, c.cold_buffer);
     let mut seq = 0u64;
     Box::new(move |n| {
-        let mut message = || {
+        let mut message = |buf: &mut [u8]| {
             // Each message its own nonce, as every protocol numbers them.
             seq += 1;
             let nonce = impls::nonce(seq);
@@ -359,25 +383,27 @@ fn runner<G: Gcm + 'static>(gcm: G, c: &Case) -> Runner {
                 assert!(black_box(ok), "tag did not verify");
             }
         };
-        if gap_us > 0 || syscall {
-            // Each message alone after its gap: the sum of their times (the clock's own
-            // cost, some 20 ns a reading, is in every implementation's).
+        if gap_us > 0 || syscall || cold {
+            // Each message alone after its gap or flush: the sum of their times (the clock's
+            // own cost, some 20 ns a reading, is in every implementation's).
             let mut total = 0.0;
             for _ in 0..n {
                 if syscall {
                     std::thread::yield_now();
+                } else if cold {
+                    benches::evict(buf);
                 } else {
                     benches::other_work(gap_us);
                 }
                 let start = Instant::now();
-                message();
+                message(buf);
                 total += start.elapsed().as_nanos() as f64;
             }
             return total;
         }
         let start = Instant::now();
         for _ in 0..n {
-            message();
+            message(buf);
         }
         start.elapsed().as_nanos() as f64
     })
@@ -695,7 +721,7 @@ fn measure(
 ) -> Option<Row> {
     let (names, mut rs): (Vec<String>, Vec<Runner>) = runners(c, cookie)?.into_iter().unzip();
     // A sporadic case's batch is about 20 us of messages (some 60 gaps, 12 ms).
-    let batch_ns = if c.gap_us > 0 || c.syscall {
+    let batch_ns = if c.gap_us > 0 || c.syscall || c.cold_buffer {
         batch_ns.min(20e3)
     } else {
         batch_ns
@@ -796,7 +822,9 @@ fn render(rows: &[Row], ghz: f64, rounds: usize, note: &str) -> String {
          `UnboundKey::new` + `LessSafeKey::new`) on different key bytes per message, timed \
          with the message. \"one per 200 µs\": 200 µs of other work before each message, \
          each message timed alone (the clock's reading, about 20 ns, in every column); \
-         \"one per system call\": a `sched_yield` before each message, likewise.\n\n",
+         \"one per system call\": a `sched_yield` before each message, likewise; \
+         \"buffer not in cache\": the buffer's lines flushed (`CLFLUSH`) before each message, \
+         likewise.\n\n",
         if note.is_empty() {
             "Measured on this machine"
         } else {

@@ -194,6 +194,29 @@ pub fn other_work(us: u64) {
     black_box(x);
 }
 
+/// Flushes the cache lines of `buf` from every level of the cache (`CLFLUSH`), so that the
+/// next access to them reads memory: a buffer a device has just written, or one nothing has
+/// touched for a while. Elsewhere than on x86_64, nothing.
+#[allow(unsafe_code)]
+pub fn evict(buf: &[u8]) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use core::arch::x86_64::{_mm_clflush, _mm_mfence};
+        let end = buf.as_ptr() as usize + buf.len();
+        let mut line = buf.as_ptr() as usize & !63;
+        while line < end {
+            // SAFETY: SSE2 (the x86_64 baseline); the line holds bytes of `buf`, so it is
+            // mapped, and a flush changes no data.
+            unsafe { _mm_clflush(line as *const u8) };
+            line += 64;
+        }
+        // SAFETY: SSE2; orders the flushes before what follows.
+        unsafe { _mm_mfence() };
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = buf;
+}
+
 /// Runs `n` operations of one implementation; returns the nanoseconds they took.
 pub type Runner = Box<dyn FnMut(u64) -> f64>;
 
