@@ -83,8 +83,9 @@ mod tests;
 use crate::lanes::{AesLanes, fence, xor3};
 use crate::tables::RoundKeys;
 pub(crate) use clmul_core::wide::{
-    Acc, Domain, GhashDomain, Held, KEPT, KeptPowers, PolyvalDomain, PowerTable, Powers, Prod, TOP,
-    Table, Tail, data_y, field_data, hash_bytes, kept_powers, products, swapped,
+    Acc, Domain, GhashDomain, Held, KEPT, KeptPowers, PREFETCH_STRIDES, PolyvalDomain, PowerTable,
+    Powers, Prod, TOP, Table, Tail, data_y, field_data, hash_bytes, kept_powers, prefetch_stride,
+    products, swapped,
 };
 
 mod aes;
@@ -425,39 +426,6 @@ const fn stitched_base<L: AesLanes, const N: usize>() -> usize {
     PowerTable::index(N * L::BLOCKS)
 }
 
-/// How many iterations ahead of the one running [`crypt`] hints at its input
-/// ([`prefetch_iteration`]).
-const PREFETCH_ITERS: usize = 8;
-
-/// Hints at the cache lines of the input iteration of `it` bytes at `p`, `PREFETCH_ITERS`
-/// iterations before [`crypt`] runs it: a message that is not in the cache then has several
-/// iterations' lines on their way at once. Without it, the stitched loop's loads of its input
-/// come late in an iteration, after its AES rounds, and the next iteration's come too many
-/// instructions later for the core to issue them early: on AMD Zen 3, a 4 KiB message whose
-/// lines were flushed took the AES-NI engine 4.96 µs against 1.00 warm (ring: 1.54 against
-/// 0.61), the 256-bit engine 2.24 against 0.55. Eight iterations ahead (1 KiB on the AES-NI
-/// engine, 1 or 2 KiB on the 256-bit one, 4 KiB on the 512-bit one) flushed messages ran
-/// faster than four or two (Zen 3: 1420 B 449-454 ns against 510-649 and 662-717, ring
-/// 929-1017). One hint a line, as many a call as an iteration has lines (the iteration's
-/// last one may reach past the message: a hint has no effect a program can see and faults
-/// on nothing); the callers hint at no iteration that starts past the end. The addresses are
-/// public
-/// (the buffer's and the offset). The x86 engines hint (`PREFETCHT0`); ARMv8's hint is
-/// nothing for now (no ARM machine to measure it on).
-///
-/// # Safety
-/// As the [`AesLanes`] methods.
-#[inline(always)]
-unsafe fn prefetch_iteration<L: AesLanes>(p: *const u8, it: usize) {
-    let mut at = 0;
-    while at < it {
-        // SAFETY: the caller's features; a hint at any address is sound (`wrapping_add`: no
-        // claim that it is inside an allocation).
-        unsafe { L::prefetch(p.wrapping_add(at)) };
-        at += 64;
-    }
-}
-
 /// One CTR-only iteration: `N` registers from `inp` to `out`.
 ///
 /// # Safety
@@ -766,18 +734,23 @@ pub(crate) unsafe fn crypt<
                 y = t.acc.reduce::<KARATSUBA>();
             }
         }
-        // The first iterations' lines at once, then each iteration's `PREFETCH_ITERS` ahead.
+        // The input's lines ahead of the loops (`prefetch_stride`): the first iterations' at
+        // once, then each iteration's `PREFETCH_STRIDES` ahead. The loops' loads of their
+        // input come late in an iteration, after its AES rounds, and the next iteration's
+        // too many instructions later for the core to issue them early: without the hints
+        // a message not in the cache waited for memory an iteration at a time (Zen 3, 1420 B
+        // flushed: 1.28-1.36 µs against 0.42-0.48 with them, ring 0.92-1.01).
         if iters > 0 {
             let mut at = 0;
-            while at < len && at < PREFETCH_ITERS * it {
-                prefetch_iteration::<L>(inp.wrapping_add(at), it);
+            while at < len && at < PREFETCH_STRIDES * it {
+                prefetch_stride::<L>(inp.wrapping_add(at), it);
                 at += it;
             }
         }
         let mut off = 0;
         while off < ctr_iters * it {
-            if off + PREFETCH_ITERS * it < len {
-                prefetch_iteration::<L>(inp.wrapping_add(off + PREFETCH_ITERS * it), it);
+            if off + PREFETCH_STRIDES * it < len {
+                prefetch_stride::<L>(inp.wrapping_add(off + PREFETCH_STRIDES * it), it);
             }
             ctr_only::<L, C, N>(ks, &mut ctr, inp.add(off), out.add(off));
             off += it;
@@ -812,8 +785,8 @@ pub(crate) unsafe fn crypt<
                 // an uncached one.
                 let mut run_key: Option<(L, L)> = None;
                 while len - off >= it {
-                    if off + PREFETCH_ITERS * it < len {
-                        prefetch_iteration::<L>(inp.wrapping_add(off + PREFETCH_ITERS * it), it);
+                    if off + PREFETCH_STRIDES * it < len {
+                        prefetch_stride::<L>(inp.wrapping_add(off + PREFETCH_STRIDES * it), it);
                     }
                     let (s, i, o) = (src.add(off - lag), inp.add(off), out.add(off));
                     let run = match &table {

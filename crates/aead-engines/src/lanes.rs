@@ -73,17 +73,6 @@ pub(crate) trait AesLanes: Lanes {
     /// after), ARMv8 `AESE` (`k` added before; the final key is the caller's to add).
     unsafe fn aes_last(x: Self, k: Self) -> Self;
 
-    /// A hint to bring the cache line holding `p` into the cache: no access, so `p` need not
-    /// point into any allocation (the stitched loop hints at its input some iterations ahead:
-    /// [`crate::kernel`]'s `prefetch_iteration`). Nothing by default.
-    ///
-    /// # Safety
-    /// As the other methods.
-    #[inline(always)]
-    unsafe fn prefetch(p: *const u8) {
-        let _ = p;
-    }
-
     /// An empty `asm!` that `v` passes through: a scheduling fence for LLVM (volatile `asm`
     /// blocks keep their order). Called only through [`fence`] (so unused where that is
     /// compiled out).

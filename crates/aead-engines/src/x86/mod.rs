@@ -253,17 +253,6 @@ macro_rules! x86_engine {
             }
 
             #[inline(always)]
-            unsafe fn prefetch(p: *const u8) {
-                #[cfg(target_arch = "x86")]
-                use core::arch::x86::{_MM_HINT_T0, _mm_prefetch};
-                #[cfg(target_arch = "x86_64")]
-                use core::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
-                // SAFETY: SSE, which every x86 engine's features include; `PREFETCHT0`
-                // accesses no memory and never faults, whatever the address.
-                unsafe { _mm_prefetch::<_MM_HINT_T0>(p.cast()) }
-            }
-
-            #[inline(always)]
             unsafe fn fence_asm(v: &mut Self) {
                 // SAFETY: forwarded from the caller.
                 unsafe { fence_asm(v) }

@@ -85,6 +85,17 @@ pub trait Lanes: Copy {
     /// `16 * BLOCKS` bytes at `p` are writable.
     unsafe fn store(p: *mut u8, v: Self);
 
+    /// A hint to bring the cache line holding `p` into the cache: no access, so `p` need not
+    /// point into any allocation. The wide loops hint at their input some strides ahead
+    /// ([`prefetch_stride`](super::prefetch_stride)). Nothing by default (ARMv8 for now).
+    ///
+    /// # Safety
+    /// As the other methods.
+    #[inline(always)]
+    unsafe fn prefetch(p: *const u8) {
+        let _ = p;
+    }
+
     /// The first `n <= 16 * BLOCKS` bytes from `p`, the rest zero: a zero-padded copy on the
     /// stack, loaded whole (the 256-bit registers override it without the copy, AVX-512 with a
     /// byte-masked load).

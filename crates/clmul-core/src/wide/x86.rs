@@ -49,6 +49,13 @@ macro_rules! x86_lanes {
             }
 
             #[inline(always)]
+            unsafe fn prefetch(p: *const u8) {
+                // SAFETY: SSE, which every x86 backend's and engine's features include;
+                // `PREFETCHT0` accesses no memory and never faults, whatever the address.
+                unsafe { _mm_prefetch::<_MM_HINT_T0>(p.cast()) }
+            }
+
+            #[inline(always)]
             unsafe fn broadcast(b: &[u8; 16]) -> Self {
                 // SAFETY: 16 readable bytes; the caller's features.
                 unsafe { $from128(_mm_loadu_si128(b.as_ptr().cast())) }
