@@ -17,7 +17,7 @@
 //!   stores. The first `lag` iterations of the latter run the CTR-only iteration and their
 //!   output is hashed after the loop, so the steady-state loop is one body for both.
 //! - **Memory ahead of the loop**: the input's cache lines are hinted at
-//!   ([`prefetch_stride`](clmul_core::wide::prefetch_stride), `PREFETCHT0` on x86) eight
+//!   ([`prefetch_stride`], `PREFETCHT0` on x86) eight
 //!   iterations before an iteration reads them, the first eight at once: an iteration loads its
 //!   input after its AES rounds, too late for the core to reach the next iteration's loads,
 //!   so a message not in the cache would otherwise wait for memory an iteration at a time.
