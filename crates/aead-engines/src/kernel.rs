@@ -16,11 +16,11 @@
 //!   AES-GCM-SIV decryption), whose loads then never wait for this iteration's AES or its
 //!   stores. The first `lag` iterations of the latter run the CTR-only iteration and their
 //!   output is hashed after the loop, so the steady-state loop is one body for both.
-//! - **Memory ahead of the loop**: the input's cache lines are hinted at
-//!   ([`prefetch_stride`], `PREFETCHT0` on x86) eight
-//!   iterations before an iteration reads them, the first eight at once: an iteration loads its
-//!   input after its AES rounds, too late for the core to reach the next iteration's loads,
-//!   so a message not in the cache would otherwise wait for memory an iteration at a time.
+//! - **Memory ahead of the loop**: the input's cache lines are hinted at ([`prefetch_stride`],
+//!   `PREFETCHT0` on x86) eight iterations before an iteration reads them, the first eight at
+//!   once: an iteration loads its input after its AES rounds, too late for the core to reach
+//!   the next iteration's loads, so a message not in the cache would otherwise wait for
+//!   memory an iteration at a time.
 //! - **The round count is data**, not a type: AES-128, -192 and -256 share every loop. The
 //!   2 or 4 extra rounds of the longer keys run first, behind two predictable branches; the
 //!   last nine middle rounds and the final round are common, and carry the GHASH steps
