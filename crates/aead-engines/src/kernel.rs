@@ -16,11 +16,11 @@
 //!   AES-GCM-SIV decryption), whose loads then never wait for this iteration's AES or its
 //!   stores. The first `lag` iterations of the latter run the CTR-only iteration and their
 //!   output is hashed after the loop, so the steady-state loop is one body for both.
-//! - **Memory ahead of the loop**: the input's cache lines are hinted at ([`prefetch_stride`],
-//!   `PREFETCHT0` on x86) eight iterations before an iteration reads them, the first eight at
-//!   once: an iteration loads its input after its AES rounds, too late for the core to reach
-//!   the next iteration's loads, so a message not in the cache would otherwise wait for
-//!   memory an iteration at a time.
+//! - **Memory ahead of the loop**: the input's cache lines are hinted at (`PREFETCHT0` on
+//!   x86) eight iterations before an iteration reads them, the first eight at once
+//!   ([`prefetch_first`], [`prefetch_ahead`]): an iteration loads its input after its AES
+//!   rounds, too late for the core to reach the next iteration's loads, so a message not in
+//!   the cache would otherwise wait for memory an iteration at a time.
 //! - **The round count is data**, not a type: AES-128, -192 and -256 share every loop. The
 //!   2 or 4 extra rounds of the longer keys run first, behind two predictable branches; the
 //!   last nine middle rounds and the final round are common, and carry the GHASH steps
@@ -88,8 +88,8 @@ mod tests;
 use crate::lanes::{AesLanes, fence, xor3};
 use crate::tables::RoundKeys;
 pub(crate) use clmul_core::wide::{
-    Acc, Domain, GhashDomain, Held, KEPT, KeptPowers, PREFETCH_STRIDES, PolyvalDomain, PowerTable,
-    Powers, Prod, TOP, Table, Tail, data_y, field_data, hash_bytes, kept_powers, prefetch_stride,
+    Acc, Domain, GhashDomain, Held, KEPT, KeptPowers, PolyvalDomain, PowerTable, Powers, Prod, TOP,
+    Table, Tail, data_y, field_data, hash_bytes, kept_powers, prefetch_ahead, prefetch_first,
     products, swapped,
 };
 
@@ -739,24 +739,15 @@ pub(crate) unsafe fn crypt<
                 y = t.acc.reduce::<KARATSUBA>();
             }
         }
-        // The input's lines ahead of the loops (`prefetch_stride`): the first iterations' at
-        // once, then each iteration's `PREFETCH_STRIDES` ahead. The loops' loads of their
-        // input come late in an iteration, after its AES rounds, and the next iteration's
-        // too many instructions later for the core to issue them early: without the hints
-        // a message not in the cache waited for memory an iteration at a time (Zen 3, 1420 B
-        // flushed: 1.28-1.36 µs against 0.42-0.48 with them, ring 0.92-1.01).
+        // The input's lines ahead of the loops (the module docs, "Memory ahead of the loop":
+        // Zen 3, 1420 B flushed, 1.28-1.36 µs without the hints, 0.42-0.48 with them, ring
+        // 0.92-1.01).
         if iters > 0 {
-            let mut at = 0;
-            while at < len && at < PREFETCH_STRIDES * it {
-                prefetch_stride::<L>(inp.wrapping_add(at), it);
-                at += it;
-            }
+            prefetch_first::<L>(inp, len, it);
         }
         let mut off = 0;
         while off < ctr_iters * it {
-            if off + PREFETCH_STRIDES * it < len {
-                prefetch_stride::<L>(inp.wrapping_add(off + PREFETCH_STRIDES * it), it);
-            }
+            prefetch_ahead::<L>(inp, off, len, it);
             ctr_only::<L, C, N>(ks, &mut ctr, inp.add(off), out.add(off));
             off += it;
         }
@@ -790,9 +781,7 @@ pub(crate) unsafe fn crypt<
                 // an uncached one.
                 let mut run_key: Option<(L, L)> = None;
                 while len - off >= it {
-                    if off + PREFETCH_STRIDES * it < len {
-                        prefetch_stride::<L>(inp.wrapping_add(off + PREFETCH_STRIDES * it), it);
-                    }
+                    prefetch_ahead::<L>(inp, off, len, it);
                     let (s, i, o) = (src.add(off - lag), inp.add(off), out.add(off));
                     let run = match &table {
                         Some(t) if L::CACHED_ROUND1 => C::cached_run::<L, N>(&ctr).map(|c| (t, c)),

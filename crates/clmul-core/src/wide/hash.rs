@@ -628,28 +628,61 @@ pub unsafe fn hash_head<L: Lanes, D: Domain, const KARATSUBA: bool>(
 }
 
 /// How many strides (or iterations) ahead the wide loops hint at their input
-/// ([`prefetch_stride`]).
+/// ([`prefetch_first`], [`prefetch_ahead`]).
 pub const PREFETCH_STRIDES: usize = 8;
 
-/// Hints at the cache lines of the `len` bytes at `p` (one hint every 64 bytes, the last of
-/// which may reach past them: a hint has no effect a program can see and faults on nothing):
-/// a stride of the input [`PREFETCH_STRIDES`] before a wide loop reads it, so that an input
-/// not in the cache has several strides' lines on their way at once. Without it the loops
-/// wait for memory a stride at a time: on AMD Zen 3, 4 KiB of POLYVAL whose lines were
-/// flushed took 1.05 µs more than warm (0.28 with the hints), AES-GCM's stitched loop on the
-/// AES-NI engine 3.96 µs more. Eight strides ahead ran faster than four or two there (AES-GCM,
-/// 1420 B flushed). The addresses are public.
+/// Hints at the cache lines of the `len` bytes at `p`: one hint every 64 bytes, the last of
+/// which may reach past them (a hint has no effect a program can see and faults on nothing).
 ///
 /// # Safety
 /// As the [`Lanes`] methods.
 #[inline(always)]
-pub unsafe fn prefetch_stride<L: Lanes>(p: *const u8, len: usize) {
+unsafe fn prefetch_stride<L: Lanes>(p: *const u8, len: usize) {
     let mut at = 0;
     while at < len {
         // SAFETY: the caller's features; a hint at any address is sound (`wrapping_add`: no
         // claim that it is inside an allocation).
         unsafe { L::prefetch(p.wrapping_add(at)) };
         at += 64;
+    }
+}
+
+/// Before a wide loop over the `n` bytes at `p` in strides (or iterations) of `stride` bytes:
+/// hints at the lines of its first [`PREFETCH_STRIDES`] strides at once (those that start
+/// inside the `n` bytes). With [`prefetch_ahead`] at every stride, an input not in the cache
+/// has several strides' lines on their way at once. Without them the loops wait for memory a
+/// stride at a time: on AMD Zen 3, 4 KiB of POLYVAL whose lines were flushed took 1.05 µs
+/// more than warm (0.28 with the hints), AES-GCM's stitched loop on the AES-NI engine 3.96 µs
+/// more (its loads of an iteration's input come after the AES rounds, too late for the core
+/// to reach the next iteration's). Eight strides ahead ran faster than four or two there
+/// (AES-GCM, 1420 B flushed). Without the first strides' hints, 4 KiB of POLYVAL not in the
+/// cache took as long as with no hints; with them, warm inputs of 256 B to 1 KiB about 2%
+/// longer. The addresses are public (the buffer's and the offsets).
+///
+/// # Safety
+/// As the [`Lanes`] methods.
+#[inline(always)]
+pub unsafe fn prefetch_first<L: Lanes>(p: *const u8, n: usize, stride: usize) {
+    let mut at = 0;
+    while at < n && at < PREFETCH_STRIDES * stride {
+        // SAFETY: forwarded from the caller.
+        unsafe { prefetch_stride::<L>(p.wrapping_add(at), stride) };
+        at += stride;
+    }
+}
+
+/// At the stride at offset `off` of a wide loop over the `n` bytes at `p`: hints at the lines
+/// of the stride [`PREFETCH_STRIDES`] after it, if that one starts inside the `n` bytes (see
+/// [`prefetch_first`]).
+///
+/// # Safety
+/// As the [`Lanes`] methods.
+#[inline(always)]
+pub unsafe fn prefetch_ahead<L: Lanes>(p: *const u8, off: usize, n: usize, stride: usize) {
+    let ahead = off + PREFETCH_STRIDES * stride;
+    if ahead < n {
+        // SAFETY: forwarded from the caller.
+        unsafe { prefetch_stride::<L>(p.wrapping_add(ahead), stride) };
     }
 }
 
@@ -676,18 +709,9 @@ pub unsafe fn hash_bytes<L: Lanes, D: Domain, const N: usize, const KARATSUBA: b
         // need not hold them).
         if n >= stride {
             let held = tbl.held_from(base, KARATSUBA);
-            // The first strides' lines at once, then each stride's `PREFETCH_STRIDES` ahead
-            // (without the first, 4 KiB of POLYVAL not in the cache took as long as with no
-            // hints at all, Zen 3; with it, warm inputs of 256 B to 1 KiB about 2% longer).
-            let mut at = 0;
-            while at < n && at < PREFETCH_STRIDES * stride {
-                prefetch_stride::<L>(p.wrapping_add(at), stride);
-                at += stride;
-            }
+            prefetch_first::<L>(p, n, stride);
             while n - off >= stride {
-                if off + PREFETCH_STRIDES * stride < n {
-                    prefetch_stride::<L>(p.wrapping_add(off + PREFETCH_STRIDES * stride), stride);
-                }
+                prefetch_ahead::<L>(p, off, n, stride);
                 let q = p.add(off);
                 let mut acc = Acc::<L>::zero();
                 // The registers after the first, highest first; the first, which takes the

@@ -87,7 +87,8 @@ pub trait Lanes: Copy {
 
     /// A hint to bring the cache line holding `p` into the cache: no access, so `p` need not
     /// point into any allocation. The wide loops hint at their input some strides ahead
-    /// ([`prefetch_stride`](super::prefetch_stride)). Nothing by default (ARMv8 for now).
+    /// ([`prefetch_first`](super::prefetch_first), [`prefetch_ahead`](super::prefetch_ahead)).
+    /// Nothing by default (ARMv8 for now).
     ///
     /// # Safety
     /// As the other methods.
