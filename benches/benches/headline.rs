@@ -1,10 +1,10 @@
 //! The headline comparison: our AES-GCM against ring, aws-lc-rs and RustCrypto's `aes-gcm`
 //! on the cases of the README's short table (the shapes protocols send: TLS, QUIC and ESP
-//! records with their AAD, short messages, a fresh key per message), our 256-bit VAES engine
-//! forced against ring (whose VAES+AVX2 code is what CPUs without AVX-512 run), our
-//! AES-GCM-SIV against aws-lc-rs (ring has none) and RustCrypto's `aes-gcm-siv`, and a real
-//! client, `cookie`'s private jar, with our `aes-gcm` 0.10 patched in against the published
-//! crate; in a minute or two.
+//! records with their AAD, short messages, a fresh key per message, forged records), our
+//! 256-bit VAES engine forced against ring (whose VAES+AVX2 code is what CPUs without AVX-512
+//! run), our AES-GCM-SIV against aws-lc-rs (ring has none) and RustCrypto's `aes-gcm-siv`,
+//! and a real client, `cookie`'s private jar, with our `aes-gcm` 0.10 patched in against the
+//! published crate; in a minute or two.
 //!
 //! The machines this runs on are shared, and their load changes while a run goes on, so the
 //! implementations of a case are measured *interleaved*: each round times a short batch of
@@ -80,6 +80,10 @@ struct Case {
     aad: &'static [u8],
     /// Encryption then decryption (and verification) of the same buffer.
     roundtrip: bool,
+    /// Decryption of a forged message: a tag that does not verify (the verdict read, the
+    /// buffer left as each crate leaves it), as a server pays for every record an attacker
+    /// sends it.
+    forged: bool,
     /// A fresh key per message: the key setup (`KeyInit::new`; ring's and aws-lc-rs's
     /// `UnboundKey::new` + `LessSafeKey::new`) is timed with each message, and the key bytes
     /// change from one message to the next.
@@ -117,6 +121,7 @@ const fn case(label: &'static str, bits: usize, len: usize) -> Case {
         len,
         aad: &[],
         roundtrip: false,
+        forged: false,
         fresh_key: false,
         guard_page: false,
         gap_us: 0,
@@ -176,6 +181,14 @@ const fn cold(label: &'static str, len: usize) -> Case {
     }
 }
 
+/// A forged message of `len` bytes with `with_aad`: its decryption and the tag check that fails.
+const fn forged(label: &'static str, len: usize, with_aad: &'static [u8]) -> Case {
+    Case {
+        forged: true,
+        ..aad(label, 128, len, with_aad)
+    }
+}
+
 /// The other work between two messages of a sporadic case: long enough for a core to leave
 /// the state a steady stream keeps it in (on Intel's AVX-512 cores, the first 512-bit
 /// instructions after some 100 us without them run slowly for a while).
@@ -202,7 +215,7 @@ const fn cookie(label: &'static str, len: usize) -> Case {
     }
 }
 
-const CASES: [Case; 45] = [
+const CASES: [Case; 47] = [
     case("AES-128-GCM encrypt 16 KiB", 128, 16384),
     case("AES-256-GCM encrypt 16 KiB", 256, 16384),
     Case {
@@ -271,6 +284,17 @@ const CASES: [Case; 45] = [
     cold(
         "AES-128-GCM encrypt 16 KiB, 16 B AAD, buffer not in cache",
         16384,
+    ),
+    // Forged records: each one's decryption fails its tag check.
+    forged(
+        "ESP packet: AES-128-GCM decrypt 1420 B, 8 B AAD, forged",
+        1420,
+        &AAD_ESP,
+    ),
+    forged(
+        "TLS 1.3 record: AES-128-GCM decrypt 16 KiB + 1 B, 5 B AAD, forged",
+        16385,
+        &AAD_TLS13,
     ),
     // A fresh key per message.
     fresh(
@@ -360,23 +384,35 @@ const CASES: [Case; 45] = [
     cookie("cookie 0.18.1 private add+get, 2000 B value", 2000),
 ];
 
-/// A runner for `gcm` (keyed once) on case `c`: in-place encryption, or encryption then
-/// decryption, each message under its own nonce ([`impls::nonce`]). The tag and the verdict
-/// are read through `black_box`.
+/// A runner for `gcm` (keyed once) on case `c`: in-place encryption, encryption then
+/// decryption, or the decryption of a forged message, each message under its own nonce
+/// ([`impls::nonce`]). The tag and the verdict are read through `black_box`.
 fn runner<G: Gcm + 'static>(gcm: G, c: &Case) -> Runner {
     let buf: &mut [u8] = if c.guard_page {
         benches::guarded_data(c.len)
     } else {
         benches::placed_data(c.len, benches::place())
     };
-    let (aad, roundtrip, gap_us, syscall, cold) =
-        (c.aad, c.roundtrip, c.gap_us, c.syscall, c.cold_buffer);
+    let (aad, roundtrip, forged, gap_us, syscall, cold) = (
+        c.aad,
+        c.roundtrip,
+        c.forged,
+        c.gap_us,
+        c.syscall,
+        c.cold_buffer,
+    );
     let mut seq = 0u64;
     Box::new(move |n| {
         let mut message = |buf: &mut [u8]| {
             // Each message its own nonce, as every protocol numbers them.
             seq += 1;
             let nonce = impls::nonce(seq);
+            if forged {
+                // A tag no message of the run has (the chance that one does is 2^-128).
+                let ok = gcm.open_with(&nonce, black_box(aad), black_box(&mut *buf), &[0x5a; 16]);
+                assert!(!black_box(ok), "a forged tag verified");
+                return;
+            }
             let tag = black_box(gcm.seal_with(&nonce, black_box(aad), black_box(&mut *buf)));
             if roundtrip {
                 let ok = gcm.open_with(&nonce, black_box(aad), black_box(&mut *buf), &tag);
@@ -824,7 +860,10 @@ fn render(rows: &[Row], ghz: f64, rounds: usize, note: &str) -> String {
          each message timed alone (the clock's reading, about 20 ns, in every column); \
          \"one per system call\": a `sched_yield` before each message, likewise; \
          \"buffer not in cache\": the buffer's lines flushed (`CLFLUSH`) before each message, \
-         likewise.\n\n",
+         likewise. \"forged\": decryption in place with a tag that does not verify (ours \
+         and RustCrypto's leave the ciphertext as it was; ours decrypts and hashes in one \
+         pass, then runs the keystream again to restore it, RustCrypto's hashes first, ring \
+         and aws-lc-rs decrypt and hash in one pass, then zero the buffer).\n\n",
         if note.is_empty() {
             "Measured on this machine"
         } else {
