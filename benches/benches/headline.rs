@@ -80,10 +80,13 @@ struct Case {
     aad: &'static [u8],
     /// Encryption then decryption (and verification) of the same buffer.
     roundtrip: bool,
-    /// Decryption of a forged message: a tag that does not verify (the verdict read, the
-    /// buffer left as each crate leaves it), as a server pays for every record an attacker
-    /// sends it.
-    forged: bool,
+    /// Decryption in place of messages one in `forged` of which is forged (a tag that does not
+    /// verify), as a server pays for what an attacker sends it; 0: no decryption. With 1
+    /// every message is forged, each under its own nonce, the buffer left as each crate
+    /// leaves it; otherwise every message is the same sealed one (its ciphertext copied into
+    /// the buffer first, in every column), opened with its tag or, one in `forged`, another.
+    /// The verdict is read.
+    forged: u64,
     /// A fresh key per message: the key setup (`KeyInit::new`; ring's and aws-lc-rs's
     /// `UnboundKey::new` + `LessSafeKey::new`) is timed with each message, and the key bytes
     /// change from one message to the next.
@@ -121,7 +124,7 @@ const fn case(label: &'static str, bits: usize, len: usize) -> Case {
         len,
         aad: &[],
         roundtrip: false,
-        forged: false,
+        forged: 0,
         fresh_key: false,
         guard_page: false,
         gap_us: 0,
@@ -181,10 +184,10 @@ const fn cold(label: &'static str, len: usize) -> Case {
     }
 }
 
-/// A forged message of `len` bytes with `with_aad`: its decryption and the tag check that fails.
-const fn forged(label: &'static str, len: usize, with_aad: &'static [u8]) -> Case {
+/// Decryptions of `len` bytes with `with_aad`, one in `one_in` of them forged.
+const fn forged(label: &'static str, len: usize, with_aad: &'static [u8], one_in: u64) -> Case {
     Case {
-        forged: true,
+        forged: one_in,
         ..aad(label, 128, len, with_aad)
     }
 }
@@ -215,7 +218,7 @@ const fn cookie(label: &'static str, len: usize) -> Case {
     }
 }
 
-const CASES: [Case; 47] = [
+const CASES: [Case; 49] = [
     case("AES-128-GCM encrypt 16 KiB", 128, 16384),
     case("AES-256-GCM encrypt 16 KiB", 256, 16384),
     Case {
@@ -287,14 +290,28 @@ const CASES: [Case; 47] = [
     ),
     // Forged records: each one's decryption fails its tag check.
     forged(
-        "ESP packet: AES-128-GCM decrypt 1420 B, 8 B AAD, forged",
+        "ESP packet: AES-128-GCM decrypt 1420 B, 8 B AAD, every one forged",
         1420,
         &AAD_ESP,
+        1,
     ),
     forged(
-        "TLS 1.3 record: AES-128-GCM decrypt 16 KiB + 1 B, 5 B AAD, forged",
+        "ESP packet: AES-128-GCM decrypt 1420 B, 8 B AAD, one in eight forged",
+        1420,
+        &AAD_ESP,
+        8,
+    ),
+    forged(
+        "AES-128-GCM decrypt 16 KiB + 1 B, 5 B AAD, every one forged",
         16385,
         &AAD_TLS13,
+        1,
+    ),
+    forged(
+        "AES-128-GCM decrypt 16 KiB + 1 B, 5 B AAD, one in eight forged",
+        16385,
+        &AAD_TLS13,
+        8,
     ),
     // A fresh key per message.
     fresh(
@@ -402,15 +419,38 @@ fn runner<G: Gcm + 'static>(gcm: G, c: &Case) -> Runner {
         c.cold_buffer,
     );
     let mut seq = 0u64;
+    // The mixed forged cases' one sealed message (nonce 0, which no other message uses).
+    let sealed = (forged > 1).then(|| {
+        let mut ct = buf.to_vec();
+        let tag = gcm.seal_with(&impls::nonce(0), aad, &mut ct);
+        (ct, tag)
+    });
     Box::new(move |n| {
         let mut message = |buf: &mut [u8]| {
             // Each message its own nonce, as every protocol numbers them.
             seq += 1;
             let nonce = impls::nonce(seq);
-            if forged {
-                // A tag no message of the run has (the chance that one does is 2^-128).
-                let ok = gcm.open_with(&nonce, black_box(aad), black_box(&mut *buf), &[0x5a; 16]);
-                assert!(!black_box(ok), "a forged tag verified");
+            if forged > 0 {
+                // A tag no message has (the chance that one does is 2^-128).
+                const BAD: [u8; 16] = [0x5a; 16];
+                let ok = match &sealed {
+                    None => gcm.open_with(&nonce, black_box(aad), black_box(&mut *buf), &BAD),
+                    Some((ct, tag)) => {
+                        buf.copy_from_slice(ct);
+                        let tag = if seq.is_multiple_of(forged) {
+                            &BAD
+                        } else {
+                            tag
+                        };
+                        let nonce = impls::nonce(0);
+                        gcm.open_with(&nonce, black_box(aad), black_box(&mut *buf), tag)
+                    }
+                };
+                assert_eq!(
+                    black_box(ok),
+                    !seq.is_multiple_of(forged),
+                    "verdict of message {seq}"
+                );
                 return;
             }
             let tag = black_box(gcm.seal_with(&nonce, black_box(aad), black_box(&mut *buf)));
@@ -860,10 +900,13 @@ fn render(rows: &[Row], ghz: f64, rounds: usize, note: &str) -> String {
          each message timed alone (the clock's reading, about 20 ns, in every column); \
          \"one per system call\": a `sched_yield` before each message, likewise; \
          \"buffer not in cache\": the buffer's lines flushed (`CLFLUSH`) before each message, \
-         likewise. \"forged\": decryption in place with a tag that does not verify (ours \
-         and RustCrypto's leave the ciphertext as it was; ours decrypts and hashes in one \
-         pass, then runs the keystream again to restore it, RustCrypto's hashes first, ring \
-         and aws-lc-rs decrypt and hash in one pass, then zero the buffer).\n\n",
+         likewise. \"forged\": decryption in place, every message with a tag that does not \
+         verify, or one in eight (the others the same sealed message, copied into the buffer \
+         first in every column); ours and RustCrypto's leave a forgery's ciphertext as it was \
+         (ours decrypts and hashes in one pass, then runs the keystream again to restore it, \
+         and after four forgeries in a row hashes first until valid messages outnumber them; \
+         RustCrypto's always hashes first), ring and aws-lc-rs decrypt and hash in one pass, \
+         then zero the buffer.\n\n",
         if note.is_empty() {
             "Measured on this machine"
         } else {
