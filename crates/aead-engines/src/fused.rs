@@ -152,9 +152,9 @@ pub struct Fused {
     kept: KeptPowers,
 }
 
-/// A key's recent forgeries in place, as a score: each forgery adds [`Forgeries::STEP`]
-/// (up to [`Forgeries::CAP`]), each message that verifies takes one away, and from
-/// [`Forgeries::FROM`] on the key hashes a message before it decrypts it in place.
+/// A key's recent forgeries, as a score: each forgery (in place or not) adds
+/// [`Forgeries::STEP`] (up to [`Forgeries::CAP`]), each message that verifies takes one away,
+/// and from [`Forgeries::FROM`] on the key hashes a message before it decrypts it in place.
 ///
 /// In place, a key decrypts and hashes in one pass and, on a forgery, runs the keystream
 /// again to restore the ciphertext: a forgery costs about two passes where the peers (which
@@ -443,20 +443,8 @@ impl Fused {
             .token
             .for_message(aad.len() + buffer.len(), j0.nonce_fold());
         let in_place = core::ptr::eq(buffer.get_in().as_ptr(), buffer.get_out().as_ptr());
-        if in_place {
+        if in_place && !self.forgeries.hash_first() {
             let buf = buffer.get_out();
-            if self.forgeries.hash_first() {
-                // Under a run of forgeries: the hash of the ciphertext first, the decryption
-                // only if it verifies (see `Forgeries`).
-                let expected = dispatch!(token, t => engine::tag(t, rk, tbl, j0, aad, buf));
-                if !tag_matches(&expected, tag) {
-                    self.forgeries.forged();
-                    return Err(TagMismatch);
-                }
-                dispatch!(token, t => engine::ctr(t, rk, j0, buf.into()));
-                self.forgeries.verified();
-                return Ok(());
-            }
             let expected = dispatch!(token, t => engine::open_in_place(t, rk, tbl, j0, aad, buf));
             if tag_matches(&expected, tag) {
                 self.forgeries.verified();
@@ -466,16 +454,19 @@ impl Fused {
             // ciphertext, byte for byte.
             dispatch!(token, t => engine::ctr(t, rk, j0, buf.into()));
             self.forgeries.forged();
-            Err(TagMismatch)
-        } else {
-            let ct = buffer.get_in();
-            let expected = dispatch!(token, t => engine::tag(t, rk, tbl, j0, aad, ct));
-            if !tag_matches(&expected, tag) {
-                return Err(TagMismatch);
-            }
-            dispatch!(token, t => engine::ctr(t, rk, j0, buffer));
-            Ok(())
+            return Err(TagMismatch);
         }
+        // The hash of the input first, the output written only if it verifies: out of place
+        // always (the output's old contents could not be restored), in place under a run of
+        // forgeries (`Forgeries`).
+        let expected = dispatch!(token, t => engine::tag(t, rk, tbl, j0, aad, buffer.get_in()));
+        if !tag_matches(&expected, tag) {
+            self.forgeries.forged();
+            return Err(TagMismatch);
+        }
+        dispatch!(token, t => engine::ctr(t, rk, j0, buffer));
+        self.forgeries.verified();
+        Ok(())
     }
 }
 
