@@ -904,7 +904,7 @@ fn render(rows: &[Row], ghz: f64, rounds: usize, note: &str) -> String {
          verify, or one in eight (the others the same sealed message, copied into the buffer \
          first in every column); ours and RustCrypto's leave a forgery's ciphertext as it was \
          (ours decrypts and hashes in one pass, then runs the keystream again to restore it, \
-         and after four forgeries in a row hashes first until valid messages outnumber them; \
+         and after four forgeries in a row hashes first until enough valid messages follow; \
          RustCrypto's always hashes first), ring and aws-lc-rs decrypt and hash in one pass, \
          then zero the buffer.\n\n",
         if note.is_empty() {
