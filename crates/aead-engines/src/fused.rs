@@ -560,14 +560,9 @@ mod tests {
     }
 }
 
-#[cfg(all(
-    test,
-    any(
-        target_arch = "x86",
-        target_arch = "x86_64",
-        all(target_arch = "aarch64", target_endian = "little")
-    )
-))]
+// On every target: where no fused engine exists, the score's rule is still tested and the
+// engines' loop finds none to run.
+#[cfg(test)]
 mod forgery_tests {
     extern crate std;
 
@@ -685,7 +680,7 @@ mod forgery_tests {
             }
         }
         if ran == 0 {
-            std::eprintln!("note: no fused engine on this CPU, forgery runs not tested");
+            std::eprintln!("note: no fused engine here, forgery runs not tested");
         }
     }
 }
